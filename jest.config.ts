@@ -1,0 +1,30 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+// Workspace packages resolve to their TypeScript sources so tests never run stale dist/ builds.
+const packages = ['core', 'db', 'queue', 'networks'];
+
+const config: Config = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } },
+    ],
+  },
+  moduleNameMapper: {
+    '^@sps/db/testing$': '<rootDir>/packages/db/src/testing.ts',
+    ...Object.fromEntries(packages.map((p) => [`^@sps/${p}$`, `<rootDir>/packages/${p}/src/index.ts`])),
+    '^@sps/network-sim$': '<rootDir>/apps/network-sim/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testMatch: ['<rootDir>/{packages,apps}/*/test/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  globalSetup: '<rootDir>/test/global-setup.mjs',
+  testTimeout: 30000,
+  maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/summary-reporter.mjs'],
+};
+
+export default config;
