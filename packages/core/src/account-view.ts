@@ -1,0 +1,43 @@
+import type { TPlatform } from './platforms.js';
+
+/** A connected social account as presenters read it (credentials never leave the repository). */
+export interface TSocialAccountRecord {
+  id: string;
+  accountId: string;
+  platform: TPlatform;
+  accountName: string;
+  externalId: string | null;
+  instanceUrl: string | null;
+  isActive: boolean;
+  needsReauth: boolean;
+  connectedAt: Date;
+  disconnectedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function presentAccountA(account: TSocialAccountRecord) {
+  return {
+    id: account.id,
+    platform: account.platform,
+    accountName: account.accountName,
+    needsReauth: account.needsReauth,
+  };
+}
+
+/** Variant B's account; also the `data.account` of account events. */
+export function presentAccountB(account: TSocialAccountRecord) {
+  return {
+    id: account.id,
+    platform: account.platform,
+    account_name: account.accountName,
+    external_id: account.externalId,
+    instance_url: account.instanceUrl,
+    is_active: account.isActive,
+    needs_reauth: account.needsReauth,
+    connected_at: account.connectedAt.toISOString(),
+    disconnected_at: account.disconnectedAt?.toISOString() ?? null,
+    created_at: account.createdAt.toISOString(),
+    updated_at: account.updatedAt.toISOString(),
+  };
+}

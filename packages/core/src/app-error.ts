@@ -1,0 +1,69 @@
+/**
+ * Semantic error codes. Each variant maps a code to its own status and body (e.g. `post_not_editable`
+ * is 400 in Variant A and 409 in Variant B), so services never choose HTTP statuses.
+ */
+export type TErrorCode =
+  | 'validation_error'
+  | 'malformed_json'
+  | 'payload_too_large'
+  | 'unauthorized'
+  | 'plan_required'
+  | 'quota_exceeded'
+  | 'not_found'
+  | 'conflict'
+  | 'post_not_editable'
+  | 'post_not_publishable'
+  | 'post_not_pending'
+  | 'nothing_to_retry'
+  | 'content_too_long'
+  | 'media_not_supported'
+  | 'no_connected_account'
+  | 'network_unavailable'
+  | 'rate_limited'
+  | 'service_unavailable'
+  | 'internal_error';
+
+/** A field that failed validation, named as the caller spelled it (`scheduledFor`, `segments.2.content`). */
+export interface TFieldIssue {
+  field: string;
+  message: string;
+}
+
+export interface TAppErrorOptions {
+  /** What the caller can do about it (Variant A's `fix`). */
+  fix?: string;
+  issues?: TFieldIssue[];
+  /** Extra machine-readable details (merged into the variant's `details`). */
+  details?: Record<string, unknown>;
+  /** Seconds, for rate limits. */
+  retryAfter?: number;
+}
+
+export class AppError extends Error {
+  readonly code: TErrorCode;
+  readonly fix: string | undefined;
+  readonly issues: TFieldIssue[];
+  readonly details: Record<string, unknown>;
+  readonly retryAfter: number | undefined;
+
+  constructor(code: TErrorCode, message: string, options: TAppErrorOptions = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.fix = options.fix;
+    this.issues = options.issues ?? [];
+    this.details = options.details ?? {};
+    this.retryAfter = options.retryAfter;
+  }
+}
+
+export function validationError(issues: TFieldIssue[], fix?: string): AppError {
+  const first = issues[0];
+  const message = first ? `${first.field}: ${first.message}` : 'Invalid request';
+  const more =
+    issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+  return new AppError('validation_error', message + more, {
+    issues,
+    ...(fix ? { fix } : {}),
+  });
+}

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { validationError } from './app-error.js';
+import { zodIssues } from './zod-issues.js';
+
+// Variant B webhooks: request parsing and the response shapes (webhook object, delivery history).
+
+/** The five event types (the same list as the outbox's `EVENT_TYPES` in @sps/db). */
+export const WEBHOOK_EVENT_TYPES = [
+  'post.published',
+  'post.failed',
+  'post.scheduled',
+  'account.connected',
+  'account.disconnected',
+] as const;
+export type TWebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+const ZWebhookUrl = z
+  .string({ error: 'must be a string' })
+  .max(2048, { error: 'must be at most 2048 characters' })
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute https:// URL' });
+      return;
+    }
+    if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use HTTPS (https://)' });
+    else if (url.username || url.password)
+      ctx.addIssue({ code: 'custom', message: 'must not contain credentials' });
+  });
+
+const ZEvents = z
+  .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }), {
+    error: 'must be an array of event types',
+  })
+  .min(1, { error: 'must list at least one event type' })
+  .transform((list) => [...new Set(list)]);
+
+const ZCreateWebhookB = z.strictObject(
+  { url: ZWebhookUrl, events: ZEvents },
+  { error: 'must be a JSON object' },
+);
+
+const ZUpdateWebhookB = z.strictObject(
+  {
+    url: ZWebhookUrl.optional(),
+    events: ZEvents.optional(),
+    is_active: z.boolean({ error: 'must be true or false' }).optional(),
+  },
+  { error: 'must be a JSON object' },
+);
+
+const ZDeliveryPage = z.object({
+  limit: z.coerce
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be an integer' })
+    .min(1)
+    .max(100)
+    .default(20),
+  offset: z.coerce
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be an integer' })
+    .min(0)
+    .default(0),
+});
+
+export type TCreateWebhookInput = z.output<typeof ZCreateWebhookB>;
+export type TUpdateWebhookInput = { url?: string; events?: TWebhookEventType[]; isActive?: boolean };
+export type TDeliveryPage = z.output<typeof ZDeliveryPage>;
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw validationError(zodIssues(result.error));
+  return result.data;
+}
+
+export function parseCreateWebhookB(body: unknown): TCreateWebhookInput {
+  return parse(ZCreateWebhookB, body);
+}
+
+export function parseUpdateWebhookB(body: unknown): TUpdateWebhookInput {
+  const input = parse(ZUpdateWebhookB, body);
+  return {
+    ...(input.url !== undefined ? { url: input.url } : {}),
+    ...(input.events !== undefined ? { events: input.events } : {}),
+    ...(input.is_active !== undefined ? { isActive: input.is_active } : {}),
+  };
+}
+
+export function parseDeliveryPage(query: unknown): TDeliveryPage {
+  return parse(ZDeliveryPage, query);
+}
+
+export interface TWebhookRecord {
+  id: string;
+  accountId: string;
+  url: string;
+  events: string[];
+  isActive: boolean;
+  consecutiveFailures: number;
+  deactivatedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The webhook object without `secret` (only the create response adds it, once). */
+export function presentWebhookB(webhook: TWebhookRecord) {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: webhook.events,
+    is_active: webhook.isActive,
+    created_at: webhook.createdAt.toISOString(),
+    updated_at: webhook.updatedAt.toISOString(),
+  };
+}
+
+export interface TDeliveryRecord {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'retrying' | 'succeeded' | 'failed';
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  lastAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function presentDeliveryB(delivery: TDeliveryRecord) {
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  return {
+    id: delivery.id,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_status_code: delivery.lastStatusCode,
+    last_error: delivery.lastError,
+    next_attempt_at: iso(delivery.nextAttemptAt),
+    last_attempt_at: iso(delivery.lastAttemptAt),
+    delivered_at: iso(delivery.deliveredAt),
+    created_at: delivery.createdAt.toISOString(),
+    updated_at: delivery.updatedAt.toISOString(),
+  };
+}
