@@ -1,0 +1,55 @@
+export {
+  createAccountRepository,
+  PLANS,
+  type TAccountRepository,
+  type TAuthenticatedKey,
+  type TPlan,
+} from './account-repository.js';
+export { createDb, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
+export { EVENT_TYPES, recordEvent, type TEventType } from './event-repository.js';
+export {
+  deployMigrations,
+  diffMigrationsToSchema,
+  ensureDatabase,
+  migrationStatus,
+  type TMigrationPaths,
+} from './migration-engine.js';
+export { toPostRecord, toTargetRecord } from './post-mapper.js';
+export { createPostRepository, type TPostRepository, type TUpdateOutcome } from './post-repository.js';
+export {
+  createPublishRepository,
+  type TBeginOutcome,
+  type TPublishRepository,
+  type TTargetUpdate,
+} from './publish-repository.js';
+export { createQueueRepository, type TQueueRepository } from './queue-repository.js';
+export {
+  createSettingsRepository,
+  DEFAULT_QUEUE_SETTINGS,
+  type TPresetRecord,
+  type TSettingsRepository,
+} from './settings-repository.js';
+export {
+  createSocialAccountRepository,
+  type TConnectInput,
+  type TSocialAccountRepository,
+} from './social-account-repository.js';
+export {
+  createUsageRepository,
+  type TReservation,
+  type TUsageRepository,
+  usageMonth,
+} from './usage-repository.js';
+export {
+  createWebhookDeliveryRepository,
+  type TAttemptInput,
+  type TAttemptResult,
+  type TDeactivation,
+  type TDispatchedDelivery,
+  type TWebhookDeliveryRepository,
+} from './webhook-delivery-repository.js';
+export {
+  createWebhookRepository,
+  type TRetryOutcome,
+  type TWebhookRepository,
+} from './webhook-repository.js';

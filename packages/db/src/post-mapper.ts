@@ -1,0 +1,60 @@
+import type {
+  TMedia,
+  TPlatform,
+  TPoll,
+  TPostRecord,
+  TPostStatus,
+  TQueueState,
+  TSegment,
+  TTargetRecord,
+  TTargetStatus,
+} from '@sps/core';
+import { Prisma } from './generated/prisma/client.js';
+import type { PostModel } from './generated/prisma/models/Post.js';
+import type { PostTargetModel } from './generated/prisma/models/PostTarget.js';
+
+export type TPostRow = PostModel & { targets: PostTargetModel[] };
+
+export const POST_INCLUDE = {
+  targets: { orderBy: { createdAt: 'asc' } },
+} as const satisfies Prisma.PostInclude;
+
+export function toTargetRecord(row: PostTargetModel): TTargetRecord {
+  return {
+    platform: row.platform as TPlatform,
+    status: row.status as TTargetStatus,
+    remotePostId: row.remotePostId,
+    remoteUrl: row.remoteUrl,
+    error: row.error,
+    errorKind: row.errorKind,
+    publishedAt: row.publishedAt,
+  };
+}
+
+export function toPostRecord(row: TPostRow): TPostRecord {
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    content: row.content,
+    platforms: row.platforms as TPlatform[],
+    status: row.status as TPostStatus,
+    queueState: row.queueState as TQueueState | null,
+    queuedAt: row.queuedAt,
+    scheduledFor: row.scheduledFor,
+    media: (row.media ?? null) as TMedia | null,
+    segments: (row.segments ?? null) as TSegment[] | null,
+    poll: (row.poll ?? null) as TPoll | null,
+    publishAttempt: row.publishAttempt,
+    publishedAt: row.publishedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    targets: row.targets.map(toTargetRecord),
+  };
+}
+
+/** Nullable JSON columns need SQL NULL spelled out; `undefined` leaves the column as it is. */
+export function jsonColumn(value: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return Prisma.DbNull;
+  return value as Prisma.InputJsonValue;
+}

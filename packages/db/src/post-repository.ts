@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import {
+  canUpdate,
+  presentPostB,
+  type TPostChanges,
+  type TPostRecord,
+  type TPostStatus,
+  type TQueueState,
+} from '@sps/core';
+import type { TDb, TTx } from './client.js';
+import { recordEvent } from './event-repository.js';
+import { jsonColumn, POST_INCLUDE, toPostRecord } from './post-mapper.js';
+
+export type TUpdateOutcome =
+  | { kind: 'updated'; post: TPostRecord; before: TPostRecord }
+  | { kind: 'not_found' }
+  | { kind: 'not_editable'; status: TPostStatus };
+
+const EDITABLE: TPostStatus[] = ['draft', 'scheduled'];
+
+export function createPostRepository(db: TDb) {
+  async function findInTx(tx: TTx | TDb, accountId: string, id: string): Promise<TPostRecord | null> {
+    const row = await tx.post.findFirst({ where: { id, accountId, deletedAt: null }, include: POST_INCLUDE });
+    return row ? toPostRecord(row) : null;
+  }
+
+  return {
+    /**
+     * Creates a post. A draft is one INSERT; a scheduled post also writes `post.scheduled` in the same
+     * (batched) transaction. The id and timestamps are chosen here so the event's post view can be
+     * built before the insert, without an interactive transaction's extra round trips.
+     */
+    async create(
+      accountId: string,
+      status: TPostStatus,
+      changes: TPostChanges,
+      now: Date,
+    ): Promise<TPostRecord> {
+      const data = {
+        id: randomUUID(),
+        accountId,
+        status,
+        content: changes.content ?? '',
+        platforms: changes.platforms ?? [],
+        scheduledFor: changes.scheduledFor ?? null,
+        queueState: changes.queueState ?? null,
+        queuedAt: changes.queueState ? now : null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const post: TPostRecord = {
+        ...data,
+        media: changes.media ?? null,
+        segments: changes.segments ?? null,
+        poll: changes.poll ?? null,
+        publishAttempt: 0,
+        publishedAt: null,
+        targets: [],
+      };
+      const insert = db.post.create({
+        data: {
+          ...data,
+          media: jsonColumn(post.media),
+          segments: jsonColumn(post.segments),
+          poll: jsonColumn(post.poll),
+        },
+        select: { id: true },
+      });
+      if (status === 'scheduled') {
+        await db.$transaction([
+          insert,
+          db.event.create({
+            data: { accountId, type: 'post.scheduled', data: { post: presentPostB(post) } },
+            select: { id: true },
+          }),
+        ]);
+      } else {
+        await insert;
+      }
+      return post;
+    },
+
+    find(accountId: string, id: string): Promise<TPostRecord | null> {
+      return findInTx(db, accountId, id);
+    },
+
+    /**
+     * Applies changes only while the post is still a draft or scheduled. The row is locked for the
+     * check, so a publish that starts meanwhile makes this a conflict rather than a lost update.
+     * `nextStatus` computes the status from the current record and the merged changes.
+     */
+    async update(
+      accountId: string,
+      id: string,
+      changes: TPostChanges,
+      nextStatus: (current: TPostRecord) => TPostStatus,
+      now: Date,
+    ): Promise<TUpdateOutcome> {
+      return db.$transaction(async (tx) => {
+        const locked = await tx.$queryRaw<{ status: TPostStatus }[]>`
+          SELECT status FROM posts WHERE id = ${id}::uuid AND account_id = ${accountId}::uuid AND deleted_at IS NULL FOR UPDATE`;
+        const current = locked[0];
+        if (!current) return { kind: 'not_found' } as const;
+        if (!canUpdate(current.status)) return { kind: 'not_editable', status: current.status } as const;
+        const before = await findInTx(tx, accountId, id);
+        if (!before) return { kind: 'not_found' } as const;
+        const status = nextStatus(before);
+        const queueState = changes.queueState;
+        const row = await tx.post.update({
+          where: { id },
+          data: {
+            status,
+            ...(changes.content !== undefined ? { content: changes.content } : {}),
+            ...(changes.platforms !== undefined ? { platforms: changes.platforms } : {}),
+            ...(changes.scheduledFor !== undefined ? { scheduledFor: changes.scheduledFor } : {}),
+            ...(queueState !== undefined
+              ? {
+                  queueState,
+                  queuedAt: queueState && queueState !== before.queueState ? now : before.queuedAt,
+                }
+              : {}),
+            media: jsonColumn(changes.media),
+            segments: jsonColumn(changes.segments),
+            poll: jsonColumn(changes.poll),
+          },
+          include: POST_INCLUDE,
+        });
+        const post = toPostRecord(row);
+        const newlyScheduled =
+          status === 'scheduled' &&
+          (before.status !== 'scheduled' || before.scheduledFor?.getTime() !== post.scheduledFor?.getTime());
+        if (newlyScheduled) {
+          await recordEvent(tx, { accountId, type: 'post.scheduled', data: { post: presentPostB(post) } });
+        }
+        return { kind: 'updated', post, before } as const;
+      });
+    },
+
+    /** Variant A list: every post of the account, newest first, optionally by queue state. */
+    async listAll(accountId: string, queueState?: TQueueState): Promise<TPostRecord[]> {
+      const rows = await db.post.findMany({
+        where: { accountId, deletedAt: null, ...(queueState ? { queueState } : {}) },
+        include: POST_INCLUDE,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      });
+      return rows.map(toPostRecord);
+    },
+
+    /** Variant B list: one page and the total for the filter. */
+    async listPage(
+      accountId: string,
+      filter: { status?: TPostStatus; limit: number; offset: number },
+    ): Promise<{ posts: TPostRecord[]; total: number }> {
+      const where = { accountId, deletedAt: null, ...(filter.status ? { status: filter.status } : {}) };
+      const [rows, total] = await Promise.all([
+        db.post.findMany({
+          where,
+          include: POST_INCLUDE,
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          take: filter.limit,
+          skip: filter.offset,
+        }),
+        db.post.count({ where }),
+      ]);
+      return { posts: rows.map(toPostRecord), total };
+    },
+
+    /** Removes the post from the service. Returns false when there is no such post in this account. */
+    async delete(accountId: string, id: string): Promise<boolean> {
+      // A post already being removed (deleted_at set) is gone from every view, so it is not found here either.
+      const { count } = await db.post.deleteMany({ where: { id, accountId, deletedAt: null } });
+      return count > 0;
+    },
+
+    /** Variant A approve: a pending post joins the interval queue (queued now, so it goes last). */
+    async approve(
+      accountId: string,
+      id: string,
+      now: Date,
+    ): Promise<'approved' | 'not_found' | 'not_pending'> {
+      const { count } = await db.post.updateMany({
+        where: { id, accountId, deletedAt: null, status: 'draft', queueState: 'pending' },
+        data: { queueState: 'queued', queuedAt: now },
+      });
+      if (count > 0) return 'approved';
+      return (await findInTx(db, accountId, id)) ? 'not_pending' : 'not_found';
+    },
+
+    /** Hides the post at once; the row goes after its network copies are removed (delete-remote job). */
+    async softDelete(accountId: string, id: string, now: Date): Promise<boolean> {
+      const { count } = await db.post.updateMany({
+        where: { id, accountId, deletedAt: null },
+        data: { deletedAt: now },
+      });
+      return count > 0;
+    },
+
+    /** Worker reads: any account, deleted or not. */
+    async findForWorker(id: string): Promise<{ post: TPostRecord; deletedAt: Date | null } | null> {
+      const row = await db.post.findUnique({ where: { id }, include: POST_INCLUDE });
+      return row ? { post: toPostRecord(row), deletedAt: row.deletedAt } : null;
+    },
+
+    async sentSegments(postId: string) {
+      return db.segmentDelivery.findMany({
+        where: { postId, status: 'sent', remoteId: { not: null } },
+        orderBy: [{ platform: 'asc' }, { segmentIndex: 'desc' }],
+      });
+    },
+
+    /** A copy removed from its network is no longer a sent segment. */
+    async forgetSegment(segmentId: string): Promise<void> {
+      await db.segmentDelivery.deleteMany({ where: { id: segmentId } });
+    },
+
+    async hardDelete(id: string): Promise<void> {
+      await db.post.deleteMany({ where: { id } });
+    },
+
+    editableStatuses: EDITABLE,
+  };
+}
+
+export type TPostRepository = ReturnType<typeof createPostRepository>;

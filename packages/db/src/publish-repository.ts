@@ -1,0 +1,331 @@
+import {
+  presentPostB,
+  resolvePostOutcome,
+  type TPlatform,
+  type TPostRecord,
+  type TPostStatus,
+  type TTargetStatus,
+} from '@sps/core';
+import type { TDb, TTx } from './client.js';
+import { recordEvent } from './event-repository.js';
+import type { SegmentDeliveryModel } from './generated/prisma/models/SegmentDelivery.js';
+import { POST_INCLUDE, toPostRecord } from './post-mapper.js';
+
+export type TBeginOutcome =
+  | { kind: 'started'; attempt: number; post: TPostRecord }
+  | { kind: 'not_found' }
+  | { kind: 'not_publishable'; status: TPostStatus }
+  | { kind: 'changed' }
+  | { kind: 'nothing_to_retry' };
+
+export interface TBeginPublish {
+  accountId: string;
+  postId: string;
+  /** Statuses a publish may start from (draft/scheduled by request; scheduled when due). */
+  from: TPostStatus[];
+  /** One active social account per platform. */
+  accounts: Partial<Record<TPlatform, string>>;
+  /** The post version that was validated; a newer edit makes this `changed`. */
+  expectUpdatedAt?: Date;
+  /** Leaves the interval queue (a queued post taken by its slot). */
+  clearQueue?: boolean;
+}
+
+export interface TSegmentRef {
+  segmentIndex: number;
+  status: SegmentDeliveryModel['status'];
+  remoteId: string | null;
+  remoteUrl: string | null;
+  meta: Record<string, string> | null;
+  attempts: number;
+}
+
+export interface TTargetUpdate {
+  status: TTargetStatus;
+  remotePostId?: string | null;
+  remoteUrl?: string | null;
+  error?: string | null;
+  errorKind?: string | null;
+}
+
+async function lockPost(tx: TTx, postId: string, accountId?: string) {
+  const rows = accountId
+    ? await tx.$queryRaw<{ id: string }[]>`
+        SELECT id FROM posts WHERE id = ${postId}::uuid AND account_id = ${accountId}::uuid AND deleted_at IS NULL FOR UPDATE`
+    : await tx.$queryRaw<
+        { id: string }[]
+      >`SELECT id FROM posts WHERE id = ${postId}::uuid AND deleted_at IS NULL FOR UPDATE`;
+  if (rows.length === 0) return null;
+  return tx.post.findUnique({ where: { id: postId }, include: POST_INCLUDE });
+}
+
+export function createPublishRepository(db: TDb) {
+  return {
+    /**
+     * Moves a post to `publishing`: one pending target per network (with its account), a new attempt
+     * number (part of the job id). Targets of networks no longer listed are dropped.
+     */
+    async begin(input: TBeginPublish): Promise<TBeginOutcome> {
+      return db.$transaction(async (tx) => {
+        const row = await lockPost(tx, input.postId, input.accountId);
+        if (!row) return { kind: 'not_found' } as const;
+        if (!input.from.includes(row.status as TPostStatus)) {
+          return { kind: 'not_publishable', status: row.status as TPostStatus } as const;
+        }
+        if (input.expectUpdatedAt && row.updatedAt.getTime() !== input.expectUpdatedAt.getTime()) {
+          return { kind: 'changed' } as const;
+        }
+        const platforms = row.platforms as TPlatform[];
+        await tx.postTarget.deleteMany({ where: { postId: row.id, platform: { notIn: platforms } } });
+        // Segments a network already holds (a thread cut short by a failure) are kept, so they are never sent twice.
+        await tx.segmentDelivery.deleteMany({
+          where: { postId: row.id, OR: [{ platform: { notIn: platforms } }, { NOT: { status: 'sent' } }] },
+        });
+        for (const platform of platforms) {
+          const fields = {
+            socialAccountId: input.accounts[platform] ?? null,
+            status: 'pending' as const,
+            remotePostId: null,
+            remoteUrl: null,
+            error: null,
+            errorKind: null,
+            publishedAt: null,
+          };
+          await tx.postTarget.upsert({
+            where: { postId_platform: { postId: row.id, platform } },
+            create: { postId: row.id, platform, ...fields },
+            update: fields,
+          });
+        }
+        const updated = await tx.post.update({
+          where: { id: row.id },
+          data: {
+            status: 'publishing',
+            publishAttempt: { increment: 1 },
+            ...(input.clearQueue ? { queueState: null } : {}),
+          },
+          include: POST_INCLUDE,
+        });
+        return { kind: 'started', attempt: updated.publishAttempt, post: toPostRecord(updated) } as const;
+      });
+    },
+
+    /**
+     * Sends again only what did not reach a network: failed and unknown targets go back to pending;
+     * their segments without a remote id are forgotten (a person asked for the resend), sent ones stay.
+     */
+    async beginRetry(accountId: string, postId: string): Promise<TBeginOutcome> {
+      return db.$transaction(async (tx) => {
+        const row = await lockPost(tx, postId, accountId);
+        if (!row) return { kind: 'not_found' } as const;
+        if (row.status === 'publishing') return { kind: 'not_publishable', status: 'publishing' } as const;
+        const retry = row.targets
+          .filter((t) => t.status === 'failed' || t.status === 'unknown')
+          .map((t) => t.platform);
+        if (retry.length === 0 || (row.status !== 'published' && row.status !== 'failed')) {
+          return { kind: 'nothing_to_retry' } as const;
+        }
+        await tx.segmentDelivery.deleteMany({
+          where: { postId, platform: { in: retry }, NOT: { status: 'sent' } },
+        });
+        await tx.postTarget.updateMany({
+          where: { postId, platform: { in: retry } },
+          data: { status: 'pending', error: null, errorKind: null },
+        });
+        const updated = await tx.post.update({
+          where: { id: postId },
+          data: { status: 'publishing', publishAttempt: { increment: 1 } },
+          include: POST_INCLUDE,
+        });
+        return { kind: 'started', attempt: updated.publishAttempt, post: toPostRecord(updated) } as const;
+      });
+    },
+
+    /** Everything the publisher needs for one attempt, read fresh from PostgreSQL. */
+    async loadForPublish(postId: string) {
+      const row = await db.post.findUnique({
+        where: { id: postId },
+        include: {
+          ...POST_INCLUDE,
+          segmentDeliveries: true,
+        },
+      });
+      if (!row) return null;
+      const accountIds = row.targets.map((t) => t.socialAccountId).filter((id): id is string => id !== null);
+      const accounts = await db.socialAccount.findMany({ where: { id: { in: accountIds } } });
+      return {
+        post: toPostRecord(row),
+        deletedAt: row.deletedAt,
+        targetAccounts: Object.fromEntries(
+          row.targets.map((t) => [t.platform, t.socialAccountId]),
+        ) as Partial<Record<TPlatform, string | null>>,
+        accounts,
+        segments: row.segmentDeliveries.map((s) => ({
+          platform: s.platform as TPlatform,
+          segmentIndex: s.segmentIndex,
+          status: s.status,
+          remoteId: s.remoteId,
+          remoteUrl: s.remoteUrl,
+          meta: (s.remoteMeta ?? null) as Record<string, string> | null,
+          attempts: s.attempts,
+        })),
+      };
+    },
+
+    /** Write-ahead: the segment is about to be sent. A crash after this leaves `sending` = outcome unknown. */
+    async markSending(
+      postId: string,
+      platform: TPlatform,
+      segmentIndex: number,
+      idempotencyKey: string,
+    ): Promise<void> {
+      await db.segmentDelivery.upsert({
+        where: { postId_platform_segmentIndex: { postId, platform, segmentIndex } },
+        create: { postId, platform, segmentIndex, idempotencyKey, status: 'sending', attempts: 1 },
+        update: { status: 'sending', attempts: { increment: 1 }, error: null },
+      });
+    },
+
+    /** Recorded the moment the network answers, so the segment is never sent again. */
+    async markSent(
+      postId: string,
+      platform: TPlatform,
+      segmentIndex: number,
+      remote: { remoteId: string; remoteUrl: string; meta?: Record<string, string> },
+    ): Promise<void> {
+      await db.segmentDelivery.update({
+        where: { postId_platform_segmentIndex: { postId, platform, segmentIndex } },
+        data: {
+          status: 'sent',
+          remoteId: remote.remoteId,
+          remoteUrl: remote.remoteUrl,
+          remoteMeta: remote.meta ?? {},
+          sentAt: new Date(),
+        },
+      });
+    },
+
+    async markSegment(
+      postId: string,
+      platform: TPlatform,
+      segmentIndex: number,
+      status: 'failed' | 'unknown',
+      error: string,
+    ): Promise<void> {
+      await db.segmentDelivery.update({
+        where: { postId_platform_segmentIndex: { postId, platform, segmentIndex } },
+        data: { status, error },
+      });
+    },
+
+    /** Per-network result, visible to clients as soon as that network completes. */
+    async updateTarget(postId: string, platform: TPlatform, update: TTargetUpdate): Promise<void> {
+      await db.postTarget.update({
+        where: { postId_platform: { postId, platform } },
+        data: {
+          ...update,
+          attempts: { increment: 1 },
+          ...(update.status === 'succeeded' ? { publishedAt: new Date() } : {}),
+        },
+      });
+    },
+
+    /**
+     * Ends an attempt once every network finished: `published` when at least one succeeded, else
+     * `failed`, with `post.published` / `post.failed` written in the same transaction. Idempotent: a
+     * stale attempt or an already final post changes nothing.
+     */
+    async finalize(postId: string, attempt: number): Promise<TPostRecord | null> {
+      return db.$transaction(async (tx) => {
+        const row = await lockPost(tx, postId);
+        if (row?.status !== 'publishing' || row.publishAttempt !== attempt) return null;
+        const outcome = resolvePostOutcome(row.targets.map((t) => t.status as TTargetStatus));
+        if (outcome === 'publishing') return null;
+        const firstSuccess = row.targets
+          .map((t) => t.publishedAt)
+          .filter((d): d is Date => d !== null)
+          .sort((a, b) => a.getTime() - b.getTime())[0];
+        const updated = await tx.post.update({
+          where: { id: postId },
+          data: {
+            status: outcome,
+            ...(outcome === 'published' && !row.publishedAt
+              ? { publishedAt: firstSuccess ?? new Date() }
+              : {}),
+          },
+          include: POST_INCLUDE,
+        });
+        const post = toPostRecord(updated);
+        await recordEvent(tx, {
+          accountId: post.accountId,
+          type: outcome === 'published' ? 'post.published' : 'post.failed',
+          data: { post: presentPostB(post) },
+        });
+        return post;
+      });
+    },
+
+    /** A due post that cannot publish (no account, too long): every network failed with the reason. */
+    async failBeforeSending(
+      postId: string,
+      from: TPostStatus,
+      errors: Partial<Record<TPlatform, string>>,
+    ): Promise<TPostRecord | null> {
+      return db.$transaction(async (tx) => {
+        const row = await lockPost(tx, postId);
+        if (!row || row.status !== from) return null;
+        for (const platform of row.platforms as TPlatform[]) {
+          const fields = {
+            status: 'failed' as const,
+            error:
+              errors[platform] ?? 'Not published because another network of this post could not be prepared.',
+            errorKind: 'rejected',
+          };
+          await tx.postTarget.upsert({
+            where: { postId_platform: { postId, platform } },
+            create: { postId, platform, ...fields },
+            update: fields,
+          });
+        }
+        const updated = await tx.post.update({
+          where: { id: postId },
+          data: { status: 'failed', queueState: null },
+          include: POST_INCLUDE,
+        });
+        const post = toPostRecord(updated);
+        await recordEvent(tx, {
+          accountId: post.accountId,
+          type: 'post.failed',
+          data: { post: presentPostB(post) },
+        });
+        return post;
+      });
+    },
+
+    /** Posts in `publishing` untouched for a while: their job may be lost (reconciler). */
+    stuckPublishing(olderThan: Date, limit = 500) {
+      return db.post.findMany({
+        where: { status: 'publishing', deletedAt: null, updatedAt: { lt: olderThan } },
+        select: { id: true, publishAttempt: true },
+        take: limit,
+      });
+    },
+
+    /** Scheduled posts due before `until` (reconciler and Redis-loss recovery). */
+    scheduledBefore(until: Date, limit = 5000) {
+      return db.post.findMany({
+        where: { status: 'scheduled', deletedAt: null, scheduledFor: { lte: until } },
+        select: { id: true, scheduledFor: true },
+        orderBy: { scheduledFor: 'asc' },
+        take: limit,
+      });
+    },
+
+    /** Touch so the reconciler does not take a live attempt for a stuck one. */
+    async touch(postId: string): Promise<void> {
+      await db.post.updateMany({ where: { id: postId }, data: { updatedAt: new Date() } });
+    },
+  };
+}
+
+export type TPublishRepository = ReturnType<typeof createPublishRepository>;

@@ -1,0 +1,102 @@
+import { presentAccountB, type TPlatform, type TSocialAccountRecord } from '@sps/core';
+import type { TDb } from './client.js';
+import { recordEvent } from './event-repository.js';
+import type { SocialAccountModel } from './generated/prisma/models/SocialAccount.js';
+
+function toRecord(row: SocialAccountModel): TSocialAccountRecord {
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    platform: row.platform as TPlatform,
+    accountName: row.accountName,
+    externalId: row.externalId,
+    instanceUrl: row.instanceUrl,
+    isActive: row.isActive,
+    needsReauth: row.needsReauth,
+    connectedAt: row.connectedAt,
+    disconnectedAt: row.disconnectedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export interface TConnectInput {
+  accountId: string;
+  platform: TPlatform;
+  accountName: string;
+  externalId: string | null;
+  instanceUrl: string | null;
+  /** Already sealed by the caller; the repository never sees plaintext tokens. */
+  credentialsEncrypted: string;
+}
+
+export function createSocialAccountRepository(db: TDb) {
+  return {
+    /** Connects an account and emits `account.connected` in the same transaction. */
+    async connect(input: TConnectInput): Promise<TSocialAccountRecord> {
+      return db.$transaction(async (tx) => {
+        const row = await tx.socialAccount.create({ data: input });
+        const record = toRecord(row);
+        await recordEvent(tx, {
+          accountId: input.accountId,
+          type: 'account.connected',
+          data: { account: presentAccountB(record) },
+        });
+        return record;
+      });
+    },
+
+    /**
+     * Marks the account inactive and emits `account.disconnected`. `expired` is the network saying the
+     * token is no longer valid: the account then also needs re-authorisation (Variant A `needsReauth`).
+     */
+    async disconnect(
+      accountId: string,
+      socialAccountId: string,
+      reason: 'manual' | 'expired',
+    ): Promise<TSocialAccountRecord | null> {
+      return db.$transaction(async (tx) => {
+        const existing = await tx.socialAccount.findFirst({ where: { id: socialAccountId, accountId } });
+        if (!existing) return null;
+        if (!existing.isActive && (reason === 'manual' || existing.needsReauth)) return toRecord(existing);
+        const row = await tx.socialAccount.update({
+          where: { id: socialAccountId },
+          data: { isActive: false, needsReauth: reason === 'expired', disconnectedAt: new Date() },
+        });
+        const record = toRecord(row);
+        await recordEvent(tx, {
+          accountId,
+          type: 'account.disconnected',
+          data: { account: presentAccountB(record) },
+        });
+        return record;
+      });
+    },
+
+    async list(
+      accountId: string,
+      filter: { platforms?: readonly TPlatform[]; includeInactive?: boolean } = {},
+    ) {
+      const rows = await db.socialAccount.findMany({
+        where: {
+          accountId,
+          ...(filter.platforms ? { platform: { in: [...filter.platforms] } } : {}),
+          ...(filter.includeInactive ? {} : { isActive: true }),
+        },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      return rows.map(toRecord);
+    },
+
+    /** Active accounts of the given networks, with sealed credentials, for the publisher. */
+    async activeWithCredentials(accountId: string, platforms: readonly TPlatform[]) {
+      const rows = await db.socialAccount.findMany({
+        where: { accountId, isActive: true, platform: { in: [...platforms] } },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      return rows.map((row) => ({ ...toRecord(row), credentialsEncrypted: row.credentialsEncrypted }));
+    },
+  };
+}
+
+export type TSocialAccountRepository = ReturnType<typeof createSocialAccountRepository>;

@@ -1,0 +1,22 @@
+export { bullPrefix, createProducerConnection, createWorkerConnection } from './connection.js';
+export {
+  JOBS,
+  parsePayload,
+  QUEUE_NAMES,
+  type TJobName,
+  type TPayload,
+  type TQueueName,
+} from './job-catalog.js';
+export {
+  createQueues,
+  enqueueDeleteRemote,
+  enqueuePublish,
+  enqueueQueuePlan,
+  enqueueQueueSlot,
+  enqueueSchedule,
+  enqueueWebhookDeliveries,
+  enqueueWebhookDelivery,
+  removeSchedule,
+  type TDeliveryRef,
+  type TQueues,
+} from './queues.js';

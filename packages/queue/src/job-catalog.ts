@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+// Job name → queue, payload schema, job id and default options. Payloads carry ids only (never tokens
+// or post content) and ids are deterministic, so enqueueing twice is harmless.
+
+const ZUuid = z.uuid();
+const keepCompleted = { age: 3600, count: 10_000 };
+const keepFailed = { age: 7 * 86400 };
+
+export const JOBS = {
+  /** Publishes one attempt of a post to its networks. */
+  publish: {
+    queue: 'publish',
+    payload: z.object({ postId: ZUuid, attempt: z.int().min(1) }).strict(),
+    jobId: (p: { postId: string; attempt: number }) => `publish-${p.postId}-${p.attempt}`,
+    options: {
+      attempts: 8,
+      backoff: { type: 'custom' },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+  },
+  /** Removes a post's published copies from the networks, then the post (Variant A delete). */
+  deleteRemote: {
+    queue: 'publish',
+    payload: z.object({ postId: ZUuid }).strict(),
+    jobId: (p: { postId: string }) => `delete-${p.postId}`,
+    options: {
+      attempts: 6,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+  },
+  /** Fires at a post's scheduled time; the due time is part of the id, so a moved schedule is a new job. */
+  schedule: {
+    queue: 'schedule',
+    payload: z.object({ postId: ZUuid, dueAt: z.int() }).strict(),
+    jobId: (p: { postId: string; dueAt: number }) => `schedule-${p.postId}-${p.dueAt}`,
+    options: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+  },
+  /** Rebuilds from PostgreSQL whatever Redis should hold (job scheduler). */
+  reconcile: {
+    queue: 'schedule',
+    payload: z.object({}).strict(),
+    jobId: () => 'reconcile',
+    options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
+  },
+  /** Variant A interval queue: publishes the account's oldest queued post in the slot at `slotAt`. */
+  queueSlot: {
+    queue: 'queue-slot',
+    payload: z.object({ accountId: ZUuid, slotAt: z.int() }).strict(),
+    jobId: (p: { accountId: string; slotAt: number }) => `queue-slot-${p.accountId}-${p.slotAt}`,
+    options: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+  },
+  /** Re-plans an account's next queue slot after queue or settings changes. */
+  queuePlan: {
+    queue: 'queue-slot',
+    payload: z.object({ accountId: ZUuid }).strict(),
+    // Planning is idempotent; a fresh id per request so a change during a running plan is not lost.
+    jobId: (p: { accountId: string; at: number }) => `queue-plan-${p.accountId}-${p.at}`,
+    options: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
+      removeOnFail: keepFailed,
+    },
+  },
+  /** Moves undispatched outbox events to deliveries and re-enqueues open deliveries (job scheduler). */
+  webhookDispatch: {
+    queue: 'webhook-delivery',
+    payload: z.object({}).strict(),
+    jobId: () => 'webhook-dispatch',
+    options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
+  },
+  /** One delivery of one event to one webhook; retried on WEBHOOK_RETRY_DELAYS by the worker's backoff. */
+  webhookDelivery: {
+    queue: 'webhook-delivery',
+    payload: z.object({ deliveryId: ZUuid }).strict(),
+    jobId: (p: { eventId: string; webhookId: string }) => `delivery-${p.eventId}-${p.webhookId}`,
+    options: {
+      attempts: 6,
+      backoff: { type: 'custom' },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+  },
+} as const;
+
+export type TJobName = keyof typeof JOBS;
+export type TPayload<N extends TJobName> = z.output<(typeof JOBS)[N]['payload']>;
+
+export const QUEUE_NAMES = ['publish', 'schedule', 'queue-slot', 'webhook-delivery'] as const;
+export type TQueueName = (typeof QUEUE_NAMES)[number];
+
+/** Checks a payload at dequeue; a malformed one is a permanent failure, never retried. */
+export function parsePayload<N extends TJobName>(name: N, data: unknown): TPayload<N> | null {
+  const result = JOBS[name].payload.safeParse(data);
+  return result.success ? (result.data as TPayload<N>) : null;
+}
