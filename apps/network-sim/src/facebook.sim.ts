@@ -1,0 +1,163 @@
+import type { Request, Response, Router } from 'express';
+import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+
+function graphError(
+  res: Response,
+  status: number,
+  code: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+) {
+  res
+    .status(status)
+    .json({ error: { message, type: 'OAuthException', code, ...extra, fbtrace_id: 'AsimTrace02' } });
+}
+
+/** Graph API errors: expired tokens are code 190 and page throttling code 32, both answered with HTTP 400. */
+const renderFacebookError: TErrorRenderer = (res, fault) => {
+  switch (fault.kind) {
+    case 'auth_expired':
+      graphError(res, 400, 190, 'Error validating access token: Session has expired.', {
+        error_subcode: 463,
+      });
+      return;
+    case 'rate_limited': {
+      const minutes = Math.max(1, Math.ceil((fault.retryAfterSeconds ?? 60) / 60));
+      res.set(
+        'x-business-use-case-usage',
+        JSON.stringify({
+          sim: [
+            {
+              type: 'pages',
+              call_count: 100,
+              total_cputime: 10,
+              total_time: 10,
+              estimated_time_to_regain_access: minutes,
+            },
+          ],
+        }),
+      );
+      graphError(res, 400, 32, 'Page request limit reached', { is_transient: true });
+      return;
+    }
+    case 'rejected':
+      graphError(res, 400, 100, 'Invalid parameter', { error_user_msg: 'The message is invalid.' });
+      return;
+    default:
+      graphError(res, 500, 2, 'An unexpected error has occurred. Please retry your request later.', {
+        is_transient: true,
+      });
+  }
+};
+
+function requireToken(req: Request, res: Response): boolean {
+  if (req.headers.authorization?.startsWith('Bearer ') || typeof req.query.access_token === 'string')
+    return true;
+  graphError(
+    res,
+    401,
+    2500,
+    'An active access token must be used to query information about the current user.',
+  );
+  return false;
+}
+
+type TBody = Record<string, unknown>;
+
+export function registerFacebookSim(router: Router, sim: SimState): void {
+  const unpublishedPhotos = new Set<string>();
+  router.use(networkMiddleware(sim, 'facebook', renderFacebookError));
+
+  const bodyOf = (req: Request): TBody => ({ ...(req.query as TBody), ...((req.body ?? {}) as TBody) });
+  const create = (pageId: string, text: string, replyTo: string | null, media: unknown) =>
+    sim.addPost({
+      platform: 'facebook',
+      remoteId: `${pageId}_${sim.nextNumericId()}`,
+      text,
+      replyTo,
+      media,
+      idempotencyKey: null,
+    });
+
+  router.post('/:pageId/feed', (req, res) => {
+    if (!requireToken(req, res)) return;
+    const body = bodyOf(req);
+    const attached = (body.attached_media ?? []) as { media_fbid?: string }[];
+    if (!body.message && !body.link && attached.length === 0) {
+      graphError(res, 400, 100, 'Invalid parameter', { error_user_msg: 'The post is empty.' });
+      return;
+    }
+    if (attached.some((m) => !m.media_fbid || !unpublishedPhotos.has(m.media_fbid))) {
+      graphError(res, 400, 100, 'Invalid parameter', {
+        error_user_msg: 'attached_media must be unpublished photos.',
+      });
+      return;
+    }
+    const post = create(req.params.pageId, String(body.message ?? ''), null, {
+      attached_media: attached,
+      link: body.link ?? null,
+    });
+    answerOrHang(res, () => res.json({ id: post.remoteId }));
+  });
+
+  router.post('/:pageId/photos', (req, res) => {
+    if (!requireToken(req, res)) return;
+    const body = bodyOf(req);
+    if (!body.url) {
+      graphError(res, 400, 324, 'Requires upload file');
+      return;
+    }
+    const photoId = sim.nextNumericId();
+    if (body.published === false || body.published === 'false') {
+      unpublishedPhotos.add(photoId);
+      res.json({ id: photoId });
+      return;
+    }
+    const post = create(req.params.pageId, String(body.caption ?? ''), null, { photo: body.url });
+    answerOrHang(res, () => res.json({ id: photoId, post_id: post.remoteId }));
+  });
+
+  router.post('/:pageId/videos', (req, res) => {
+    if (!requireToken(req, res)) return;
+    const body = bodyOf(req);
+    if (!body.file_url) {
+      graphError(res, 400, 100, 'Invalid parameter', { error_user_msg: 'file_url is required.' });
+      return;
+    }
+    const post = create(req.params.pageId, String(body.description ?? ''), null, { video: body.file_url });
+    answerOrHang(res, () => res.json({ id: post.remoteId }));
+  });
+
+  router.post('/:objectId/comments', (req, res) => {
+    if (!requireToken(req, res)) return;
+    const body = bodyOf(req);
+    const parent = sim.getPost('facebook', req.params.objectId);
+    if (!parent || parent.deleted) {
+      graphError(res, 400, 100, 'Unsupported post request. Object does not exist', { error_subcode: 33 });
+      return;
+    }
+    const id = `${req.params.objectId.split('_').pop()}_${sim.nextNumericId()}`;
+    sim.addPost({
+      platform: 'facebook',
+      remoteId: id,
+      text: String(body.message ?? ''),
+      replyTo: parent.remoteId,
+      media: body.attachment_url ?? null,
+      idempotencyKey: null,
+    });
+    answerOrHang(res, () => res.json({ id }));
+  });
+
+  router.delete('/:id', (req, res) => {
+    if (!requireToken(req, res)) return;
+    const post = sim.getPost('facebook', req.params.id);
+    if (!post || post.deleted) {
+      res.status(404).json({
+        error: { message: 'Object not found', type: 'GraphMethodException', code: 100, error_subcode: 33 },
+      });
+      return;
+    }
+    post.deleted = true;
+    res.json({ success: true });
+  });
+}

@@ -1,0 +1,159 @@
+import type { Request, Response, Router } from 'express';
+import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+
+/** Graph API errors: `{ error: { message, type, code, fbtrace_id } }`; expired tokens are code 190 on HTTP 400. */
+function graphError(
+  res: Response,
+  status: number,
+  code: number,
+  message: string,
+  type = 'OAuthException',
+): void {
+  res.status(status).json({ error: { message, type, code, fbtrace_id: 'SimTrace' } });
+}
+
+const renderInstagramError: TErrorRenderer = (res, fault) => {
+  switch (fault.kind) {
+    case 'auth_expired':
+      graphError(res, 400, 190, 'Error validating access token: Session has expired.');
+      return;
+    case 'rate_limited':
+      res.set('Retry-After', String(fault.retryAfterSeconds ?? 1));
+      graphError(res, 429, 4, 'Application request limit reached');
+      return;
+    case 'rejected':
+      graphError(res, 400, 100, 'Invalid parameter', 'IGApiException');
+      return;
+    default:
+      graphError(res, 503, 2, 'An unexpected error has occurred. Please retry your request later.');
+  }
+};
+
+interface TContainer {
+  id: string;
+  userId: string;
+  fields: Record<string, string>;
+  statusChecks: number;
+  published: boolean;
+}
+
+function token(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (header?.startsWith('Bearer ') && header.length > 7) return header.slice(7);
+  return typeof req.query.access_token === 'string' && req.query.access_token
+    ? req.query.access_token
+    : undefined;
+}
+
+/** Graph API takes parameters from the query string or a form/JSON body. */
+function params(req: Request): Record<string, string> {
+  const out: Record<string, string> = {};
+  const body = req.body && typeof req.body === 'object' && !Buffer.isBuffer(req.body) ? req.body : {};
+  for (const [key, value] of Object.entries({ ...req.query, ...body })) {
+    if (typeof value === 'string') out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Instagram content publishing: media containers (`POST /{ig-user-id}/media`), container status
+ * (`GET /{container-id}?fields=status_code`), `POST /{ig-user-id}/media_publish`, and the
+ * permalink lookup (`GET /{media-id}?fields=permalink`). Video containers answer IN_PROGRESS on the
+ * first status check; a video URL containing `fail-processing` ends in ERROR.
+ */
+export function registerInstagramSim(router: Router, sim: SimState): void {
+  const containers = new Map<string, TContainer>();
+  const published = new Map<string, { shortcode: string; containerId: string }>();
+  // A hang injected on a container call is carried to the publish call: the fault means "the post
+  // was created but its answer was lost", whichever step of the flow consumed it.
+  let pendingHang = false;
+
+  router.use(networkMiddleware(sim, 'instagram', renderInstagramError));
+  router.use((req, res, next) => {
+    if (token(req)) return next();
+    graphError(res, 401, 190, 'Invalid OAuth access token - Cannot parse access token');
+  });
+
+  router.post('/:userId/media', (req, res) => {
+    const fields = params(req);
+    const isCarousel = fields.media_type === 'CAROUSEL';
+    if (!fields.image_url && !fields.video_url && !isCarousel) {
+      graphError(res, 400, 100, 'The parameter image_url or video_url is required', 'IGApiException');
+      return;
+    }
+    if (isCarousel && !(fields.children ?? '').split(',').every((id) => containers.has(id))) {
+      graphError(res, 400, 100, 'Invalid children container id', 'IGApiException');
+      return;
+    }
+    const id = sim.nextNumericId();
+    containers.set(id, { id, userId: req.params.userId ?? 'me', fields, statusChecks: 0, published: false });
+    if (res.locals.hangAfterCreate) pendingHang = true;
+    res.json({ id });
+  });
+
+  router.post('/:userId/media_publish', (req, res) => {
+    const container = containers.get(params(req).creation_id ?? '');
+    if (!container || container.fields.is_carousel_item) {
+      graphError(res, 400, 24, 'The media with id is not ready to be published', 'IGApiException');
+      return;
+    }
+    if (container.published) {
+      graphError(res, 400, 9007, 'The media has already been published', 'IGApiException');
+      return;
+    }
+    container.published = true;
+    const mediaId = sim.nextNumericId();
+    const { fields } = container;
+    const childMedia = (fields.children ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((id) => containers.get(id)?.fields);
+    sim.addPost({
+      platform: 'instagram',
+      remoteId: mediaId,
+      text: fields.caption ?? '',
+      replyTo: null,
+      media: fields.media_type === 'CAROUSEL' ? { type: 'CAROUSEL', children: childMedia } : fields,
+      idempotencyKey: null,
+    });
+    published.set(mediaId, { shortcode: `Sim${mediaId.slice(-8)}`, containerId: container.id });
+    if (pendingHang) {
+      pendingHang = false;
+      res.locals.hangAfterCreate = true;
+    }
+    answerOrHang(res, () => res.json({ id: mediaId }));
+  });
+
+  router.get('/:id', (req, res) => {
+    const id = req.params.id ?? '';
+    const container = containers.get(id);
+    if (container) {
+      const failed = (container.fields.video_url ?? '').includes('fail-processing');
+      const hasVideo =
+        Boolean(container.fields.video_url) ||
+        (container.fields.children ?? '').split(',').some((c) => containers.get(c)?.fields.video_url);
+      container.statusChecks += 1;
+      const status = failed
+        ? 'ERROR'
+        : container.published
+          ? 'PUBLISHED'
+          : hasVideo && container.statusChecks < 2
+            ? 'IN_PROGRESS'
+            : 'FINISHED';
+      res.json({ id, status_code: status, status: failed ? 'Error: 2207026' : status });
+      return;
+    }
+    const media = published.get(id);
+    if (media && !sim.getPost('instagram', id)?.deleted) {
+      res.json({ id, permalink: `https://www.instagram.com/p/${media.shortcode}/` });
+      return;
+    }
+    graphError(
+      res,
+      400,
+      100,
+      `Unsupported get request. Object with ID '${id}' does not exist`,
+      'GraphMethodException',
+    );
+  });
+}

@@ -1,0 +1,10 @@
+import { PLATFORMS } from '@sps/core';
+import { startNetworkSim } from './server.js';
+
+const port = Number(process.env.SIM_PORT ?? 4010);
+const running = await startNetworkSim(port);
+console.log(`network simulator on ${running.url}; point the API and publisher at it with:`);
+for (const p of PLATFORMS) console.log(`  NETWORK_${p.toUpperCase()}_BASE_URL=${running.baseUrls[p]}`);
+const stop = () => void running.close().then(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

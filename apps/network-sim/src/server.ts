@@ -1,0 +1,83 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PLATFORMS, type TPlatform } from '@sps/core';
+import express, { type Express, type Router } from 'express';
+import { NETWORK_SIMS } from './registry.js';
+import { SimState, type TFault, type SimState as TSimState } from './sim-state.js';
+
+/** Builds the simulator app: each network under `/<platform>`, control routes under `/__sim`. */
+export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
+  const app = express();
+  app.use(express.json({ limit: '10mb' }));
+  app.use(express.urlencoded({ extended: true }));
+  app.use(express.raw({ type: () => true, limit: '50mb' }));
+
+  app.get('/__sim/requests', (req, res) => {
+    const platform = typeof req.query.platform === 'string' ? req.query.platform : undefined;
+    res.json({ requests: sim.requests.filter((r) => !platform || r.platform === platform) });
+  });
+  app.get('/__sim/posts', (req, res) => {
+    const platform = typeof req.query.platform === 'string' ? (req.query.platform as TPlatform) : undefined;
+    res.json({ posts: sim.postsOf(platform) });
+  });
+  app.post('/__sim/faults', (req, res) => {
+    const body = req.body as Partial<TFault>;
+    if (!body.kind || !body.platform) {
+      res.status(400).json({ error: 'platform and kind are required' });
+      return;
+    }
+    sim.addFault({ remaining: 1, ...body } as TFault);
+    res.status(201).json({ ok: true });
+  });
+  app.delete('/__sim/faults', (_req, res) => {
+    sim.clearFaults();
+    res.status(204).end();
+  });
+  app.post('/__sim/reset', (_req, res) => {
+    sim.reset();
+    res.status(204).end();
+  });
+
+  for (const platform of PLATFORMS) {
+    const register = NETWORK_SIMS[platform];
+    if (!register) continue;
+    const router: Router = express.Router();
+    register(router, sim);
+    app.use(`/${platform}`, router);
+  }
+  app.use((req, res) => {
+    res
+      .status(404)
+      .json({ error: 'not_found', message: `The simulator has no route ${req.method} ${req.path}` });
+  });
+  return app;
+}
+
+export interface TRunningSim {
+  url: string;
+  sim: TSimState;
+  /** `NETWORK_<NAME>_BASE_URL` for every network, pointing at this simulator. */
+  baseUrls: Record<TPlatform, string>;
+  close(): Promise<void>;
+}
+
+export async function startNetworkSim(port = 0, host = '127.0.0.1'): Promise<TRunningSim> {
+  const sim = new SimState();
+  const app = createNetworkSimApp(sim);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(port, host, () => resolve(s));
+  });
+  const { port: actual } = server.address() as AddressInfo;
+  const url = `http://${host}:${actual}`;
+  const baseUrls = Object.fromEntries(PLATFORMS.map((p) => [p, `${url}/${p}`])) as Record<TPlatform, string>;
+  return {
+    url,
+    sim,
+    baseUrls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import type { TPlatform } from '@sps/core';
+import type { NextFunction, Request, Response } from 'express';
+
+/** One request as the simulated network received it. */
+export interface TSimRequest {
+  seq: number;
+  platform: TPlatform;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  at: string;
+}
+
+/** A post (or message, comment, video) the simulated network holds. */
+export interface TSimPost {
+  platform: TPlatform;
+  remoteId: string;
+  text: string;
+  /** Remote id of the post this one replies to or comments on. */
+  replyTo: string | null;
+  media: unknown;
+  idempotencyKey: string | null;
+  deleted: boolean;
+  at: string;
+}
+
+export type TFaultKind =
+  /** 503 (or the network's 5xx shape). */
+  | 'server_error'
+  /** 401 / invalid token in the network's shape. */
+  | 'auth_expired'
+  /** 429 with Retry-After. */
+  | 'rate_limited'
+  /** 400 / permanent rejection. */
+  | 'rejected'
+  /** Wait `delayMs`, then answer normally. */
+  | 'slow'
+  /** Create the post, then never answer (the caller times out: outcome unknown). */
+  | 'hang_after_create';
+
+export interface TFault {
+  platform: TPlatform | '*';
+  kind: TFaultKind;
+  /** How many matching requests it applies to; -1 for all until cleared. */
+  remaining: number;
+  retryAfterSeconds?: number;
+  delayMs?: number;
+  /** Only requests whose path contains this string. */
+  pathIncludes?: string;
+}
+
+export class SimState {
+  readonly requests: TSimRequest[] = [];
+  readonly posts = new Map<string, TSimPost>();
+  private faults: TFault[] = [];
+  private seq = 0;
+  private counter = 1000;
+
+  record(platform: TPlatform, req: Request): TSimRequest {
+    const entry: TSimRequest = {
+      seq: ++this.seq,
+      platform,
+      method: req.method,
+      path: req.originalUrl,
+      headers: req.headers,
+      body: req.body,
+      at: new Date().toISOString(),
+    };
+    this.requests.push(entry);
+    return entry;
+  }
+
+  /** Numeric-looking ids where networks use them (X, Mastodon, Telegram), uuid-ish elsewhere. */
+  nextNumericId(): string {
+    this.counter += 1;
+    return `${Date.now()}${this.counter}`;
+  }
+
+  nextUuid(): string {
+    return randomUUID();
+  }
+
+  addPost(post: Omit<TSimPost, 'deleted' | 'at'>): TSimPost {
+    const full: TSimPost = { ...post, deleted: false, at: new Date().toISOString() };
+    this.posts.set(`${post.platform}:${post.remoteId}`, full);
+    return full;
+  }
+
+  getPost(platform: TPlatform, remoteId: string): TSimPost | undefined {
+    return this.posts.get(`${platform}:${remoteId}`);
+  }
+
+  findByIdempotencyKey(platform: TPlatform, key: string): TSimPost | undefined {
+    for (const post of this.posts.values()) {
+      if (post.platform === platform && post.idempotencyKey === key) return post;
+    }
+    return undefined;
+  }
+
+  postsOf(platform?: TPlatform): TSimPost[] {
+    return [...this.posts.values()].filter((p) => !platform || p.platform === platform);
+  }
+
+  addFault(fault: TFault): void {
+    this.faults.push(fault);
+  }
+
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.posts.clear();
+    this.faults = [];
+  }
+
+  /** Takes the first fault that matches this request, consuming one use of it. */
+  takeFault(platform: TPlatform, path: string): TFault | undefined {
+    const index = this.faults.findIndex(
+      (f) =>
+        (f.platform === '*' || f.platform === platform) &&
+        f.remaining !== 0 &&
+        (!f.pathIncludes || path.includes(f.pathIncludes)),
+    );
+    const fault = this.faults[index];
+    if (!fault) return undefined;
+    if (fault.remaining > 0) fault.remaining -= 1;
+    return fault;
+  }
+}
+
+/** How a network renders an injected error in its own shape. */
+export type TErrorRenderer = (res: Response, fault: TFault) => void;
+
+export const defaultErrorRenderer: TErrorRenderer = (res, fault) => {
+  switch (fault.kind) {
+    case 'auth_expired':
+      res.status(401).json({ error: 'invalid_token', message: 'The access token expired' });
+      return;
+    case 'rate_limited':
+      res
+        .status(429)
+        .set('Retry-After', String(fault.retryAfterSeconds ?? 1))
+        .json({ error: 'rate_limited', message: 'Too many requests' });
+      return;
+    case 'rejected':
+      res.status(400).json({ error: 'invalid_request', message: 'The request was rejected' });
+      return;
+    default:
+      res.status(503).json({ error: 'unavailable', message: 'Service temporarily unavailable' });
+  }
+};
+
+/**
+ * Records every request of a network and applies injected faults before its handlers run.
+ * `hang_after_create` is left to the handlers: they create the post and then call `hang(res)`.
+ */
+export function networkMiddleware(
+  sim: SimState,
+  platform: TPlatform,
+  render: TErrorRenderer = defaultErrorRenderer,
+) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    sim.record(platform, req);
+    const fault = sim.takeFault(platform, req.originalUrl);
+    if (!fault) return next();
+    if (fault.kind === 'slow') {
+      await new Promise((r) => setTimeout(r, fault.delayMs ?? 1000));
+      return next();
+    }
+    if (fault.kind === 'hang_after_create') {
+      res.locals.hangAfterCreate = true;
+      return next();
+    }
+    render(res, fault);
+  };
+}
+
+/** Ends a handler that created its post without answering, so the caller's request times out. */
+export function answerOrHang(res: Response, send: () => void): void {
+  if (res.locals.hangAfterCreate) {
+    // Keep the socket open; the client's timeout fires. Destroy it later so the server can close.
+    setTimeout(() => res.socket?.destroy(), 30_000).unref();
+    return;
+  }
+  send();
+}

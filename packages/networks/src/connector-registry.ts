@@ -1,0 +1,54 @@
+import type { TPlatform } from '@sps/core';
+import { createBlueskyConnector } from './bluesky.connector.js';
+import type { TConnectorOptions, TNetworkConnector } from './connector.js';
+// group-2 imports
+import { createDiscordConnector } from './discord.connector.js';
+import { createFacebookConnector } from './facebook.connector.js';
+import { createInstagramConnector } from './instagram.connector.js';
+// group-1 imports
+import { createLinkedInConnector } from './linkedin.connector.js';
+import { createMastodonConnector } from './mastodon.connector.js';
+import { createSlackConnector } from './slack.connector.js';
+import { createTelegramConnector } from './telegram.connector.js';
+import { createThreadsConnector } from './threads.connector.js';
+import { createTiktokConnector } from './tiktok.connector.js';
+import { createTwitterConnector } from './twitter.connector.js';
+import { createYoutubeConnector } from './youtube.connector.js';
+
+type TFactory = (options: TConnectorOptions) => TNetworkConnector;
+
+const FACTORIES: Partial<Record<TPlatform, TFactory>> = {
+  // group-1 factories
+  linkedin: createLinkedInConnector,
+  facebook: createFacebookConnector,
+  threads: createThreadsConnector,
+  bluesky: createBlueskyConnector,
+  mastodon: createMastodonConnector,
+  twitter: createTwitterConnector,
+  // group-2 factories
+  discord: createDiscordConnector,
+  instagram: createInstagramConnector,
+  slack: createSlackConnector,
+  telegram: createTelegramConnector,
+  tiktok: createTiktokConnector,
+  youtube: createYoutubeConnector,
+};
+
+export interface TConnectorsConfig {
+  /** `NETWORK_<NAME>_BASE_URL` values; a missing one means the network's real host. */
+  baseUrls: Partial<Record<TPlatform, string>>;
+  timeoutMs?: number;
+}
+
+/** Builds one connector per network, once at worker start-up. */
+export function createConnectors(config: TConnectorsConfig): Partial<Record<TPlatform, TNetworkConnector>> {
+  const out: Partial<Record<TPlatform, TNetworkConnector>> = {};
+  for (const [platform, factory] of Object.entries(FACTORIES) as [TPlatform, TFactory][]) {
+    const baseUrl = config.baseUrls[platform];
+    out[platform] = factory({
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+    });
+  }
+  return out;
+}

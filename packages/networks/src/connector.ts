@@ -1,0 +1,84 @@
+import type { TPlatform } from '@sps/core';
+
+/** Decrypted credentials of a connected account, as stored by `social connect --token`. */
+export interface TConnectorAccount {
+  id: string;
+  platform: TPlatform;
+  accountName: string;
+  /** Network-side id the connector posts as (page id, channel id, chat id, person URN, user id). */
+  externalId: string | null;
+  /** Server base URL for Mastodon instances and Bluesky PDSes; wins over the configured base URL. */
+  instanceUrl: string | null;
+  /** The token given at connect time (OAuth access token, bot token, or a Bluesky app password). */
+  token: string;
+}
+
+export interface TMediaImage {
+  url: string;
+  altText?: string;
+}
+export interface TMediaVideo {
+  url: string;
+  thumbnailUrl?: string;
+}
+export interface TMedia {
+  images: TMediaImage[];
+  video: TMediaVideo | null;
+}
+
+/** Ids a later segment needs to reply to an earlier one. */
+export interface TRemoteRef {
+  remoteId: string;
+  /** Extra ids some networks need (Bluesky `cid`, `uri`). */
+  meta?: Record<string, string>;
+}
+
+export interface TPublishInput {
+  account: TConnectorAccount;
+  text: string;
+  media: TMedia | null;
+  /** Variant A polls (X supports them natively; other connectors ignore or reject). */
+  poll?: { options: string[]; durationMinutes: number } | null;
+  /** The previous segment, for native reply chains; null for the main post and for sequential posts. */
+  replyTo: TRemoteRef | null;
+  /** The thread's first post (Bluesky replies need the root as well as the parent). */
+  root: TRemoteRef | null;
+  /** Stable per (post, network, segment); sent where the network supports idempotency keys. */
+  idempotencyKey: string;
+}
+
+export type TFailureKind = 'auth_expired' | 'rate_limited' | 'rejected' | 'transient';
+
+export interface TNetworkFailure {
+  kind: TFailureKind;
+  /** Human-readable: what failed and what to do next. */
+  message: string;
+  /** HTTP status of the network's answer, when there was one. */
+  status?: number;
+  /** Network's error body, truncated (never more than 500 characters). */
+  body?: string;
+  /** For `rate_limited`: how long the network asked us to wait. */
+  retryAfterMs?: number;
+  /** True when the request may have reached the network (timeout after sending): do not blindly resend. */
+  outcomeUnknown?: boolean;
+}
+
+export type TPublishOutcome =
+  | { ok: true; remoteId: string; url: string; meta?: Record<string, string> }
+  | { ok: false; failure: TNetworkFailure };
+
+export type TDeleteOutcome = { ok: true } | { ok: false; failure: TNetworkFailure };
+
+export interface TNetworkConnector {
+  readonly platform: TPlatform;
+  publish(input: TPublishInput): Promise<TPublishOutcome>;
+  /** Absent when the network's API cannot delete a published post. */
+  delete?(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome>;
+}
+
+export interface TConnectorOptions {
+  /** Base URL of the network's API; defaults to the real host. */
+  baseUrl?: string;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+}
