@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createAccountRepository,
+  createPostRepository,
+  createPublishRepository,
+  createSettingsRepository,
+  createSocialAccountRepository,
+  createUsageRepository,
+  createWebhookRepository,
+  pingDb,
+  type TDb,
+} from '@sps/db';
+import type { TQueues } from '@sps/queue';
+import express, { type Express } from 'express';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { TApiEnv } from './env.js';
+import { ApiKeyVerifier } from './http/auth.js';
+import { createRateLimits } from './http/rate-limit.js';
+import { mcpRouter } from './mcp/mcp.route.js';
+import { adminAuth } from './ops/admin-auth.js';
+import { bullBoardRouter } from './ops/bull-board.js';
+import { createApiMetrics, type TApiMetrics } from './ops/metrics.js';
+import { createAccountService } from './services/account-service.js';
+import { createPostJobs } from './services/post-jobs.js';
+import { createPostService } from './services/post-service.js';
+import { createPublishService } from './services/publish-service.js';
+import { createTwitterAllowance } from './services/twitter-allowance.js';
+import { createWebhookService } from './services/webhook-service.js';
+import { variantARouter } from './variant-a/router.js';
+import { variantBRouter } from './variant-b/router.js';
+
+export interface TApiDeps {
+  env: TApiEnv;
+  db: TDb;
+  redis: Redis;
+  queues: TQueues;
+  logger: Logger;
+}
+
+export interface TApi {
+  app: Express;
+  verifier: ApiKeyVerifier;
+  metrics: TApiMetrics;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
+
+export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
+  const accountsRepo = createAccountRepository(db);
+  const settings = createSettingsRepository(db);
+  const verifier = new ApiKeyVerifier(accountsRepo, env.API_KEY_CACHE_TTL, logger);
+  const postRepository = createPostRepository(db);
+  const socialAccounts = createSocialAccountRepository(db);
+  const jobs = createPostJobs(queues, logger);
+  const posts = createPostService({ posts: postRepository, jobs, queues });
+  const publishing = createPublishService({
+    posts: postRepository,
+    publishing: createPublishRepository(db),
+    socialAccounts,
+    queues,
+    logger,
+    availability: env.availability,
+    waitMs: env.PUBLISH_WAIT,
+    twitterAllowance: createTwitterAllowance(createUsageRepository(db), env.twitterAllowance),
+  });
+  const rateLimits = createRateLimits({ env, redis, logger });
+  const accounts = createAccountService({ socialAccounts, settings, jobs });
+  const webhooks = createWebhookService({
+    webhooks: createWebhookRepository(db),
+    queues,
+    logger,
+    encryptionKey: env.encryptionKey,
+    allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', env.TRUST_PROXY);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('x-request-id', id);
+        return id;
+      },
+      // Method, path and status only: no headers (keys), no bodies (post content).
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          path: req.url.split('?')[0],
+        }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+
+  const metrics = createApiMetrics(queues);
+  app.use(metrics.middleware);
+  app.get('/metrics', async (_req, res) => {
+    res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  if (env.ADMIN_TOKEN) {
+    app.use('/admin/queues', adminAuth(env.ADMIN_TOKEN), bullBoardRouter(queues, '/admin/queues'));
+  }
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const [postgres, redisUp] = await Promise.all([
+      pingDb(db),
+      redis.ping().then(
+        (r) => r === 'PONG',
+        () => false,
+      ),
+    ]);
+    res
+      .status(postgres && redisUp ? 200 : 503)
+      .json({ status: postgres && redisUp ? 'ready' : 'not_ready', postgres, redis: redisUp });
+  });
+
+  app.use(
+    '/api',
+    variantARouter({ verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits }),
+  );
+  app.use(
+    '/mcp',
+    mcpRouter({
+      verifier,
+      posts,
+      publishing,
+      accounts,
+      settings,
+      logger,
+      bodyLimit: env.BODY_LIMIT,
+      // MCP calls count against the key's per-minute tier limit, like Variant B requests.
+      limits: [rateLimits.perKeyB],
+    }),
+  );
+  app.use(
+    '/v1',
+    variantBRouter({
+      verifier,
+      posts,
+      publishing,
+      accounts,
+      settings,
+      webhooks,
+      logger,
+      bodyLimit: env.BODY_LIMIT,
+      rateLimits,
+    }),
+  );
+
+  app.use((req, res) => {
+    res.status(404).json({ error: `No route ${req.method} ${req.path}` });
+  });
+  return { app, verifier, metrics };
+}

@@ -1,0 +1,93 @@
+import {
+  DEFAULT_AVAILABILITY_A,
+  networkBaseUrls,
+  parseAvailability,
+  parseDuration,
+  secretBox,
+  ZBooleanFlag,
+  ZCommonEnv,
+  ZDuration,
+} from '@sps/core';
+import { z } from 'zod';
+import {
+  parseTiersB,
+  parseTwitterAllowance,
+  type TTiersB,
+  type TTwitterAllowanceByPlan,
+} from './limits-config.js';
+
+const ZApiEnv = ZCommonEnv.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  BODY_LIMIT: z.string().default('1mb'),
+  /** How long a verified API key is trusted without a database lookup; revocations evict at once via Redis. */
+  API_KEY_CACHE_TTL: ZDuration.default(parseDuration('30s')),
+  ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
+  TRUST_PROXY: ZBooleanFlag,
+  WEBHOOK_ALLOW_PRIVATE_URLS: ZBooleanFlag,
+  /** Variant A network availability, `platform=live|testing|pending_approval|disabled,...`. */
+  NETWORK_AVAILABILITY: z.string().default(DEFAULT_AVAILABILITY_A),
+  /** How long Variant A publish, create-with-published and retry wait for the networks' outcome. */
+  PUBLISH_WAIT: ZDuration.default(parseDuration('20s')),
+  /** `off` disables the request rate limits (benchmarks, single-tenant installs); quotas still apply. */
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  /** Variant A: requests per minute per client IP; 120 leaves a dashboard's polling plenty of room. */
+  RATE_LIMIT_A_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** Variant A: publishing requests (publish, retry, create/update with `published: true`) per hour per IP. */
+  RATE_LIMIT_A_PUBLISH_PER_HOUR: z.coerce.number().int().min(1).default(50),
+  /** Variant B tiers, `tier=<requests per minute>/<publishes per hour>,...`; unlisted tiers keep the defaults. */
+  RATE_LIMIT_B_TIERS: z.string().default(''),
+  /**
+   * Multiplies every window length (1 = a real minute and hour). Only tests set it, to watch a window reset
+   * in seconds; windows never get shorter than one second because Redis expiry is in whole seconds.
+   */
+  RATE_LIMIT_WINDOW_SCALE: z.coerce.number().positive().max(1).default(1),
+  /** Variant A: twitter publishes per calendar month (UTC) by plan, `plan=count,...`; unlisted plans keep the defaults. */
+  TWITTER_MONTHLY_ALLOWANCE: z.string().default(''),
+});
+
+export type TApiEnv = z.output<typeof ZApiEnv> & {
+  encryptionKey: Buffer;
+  networkBaseUrls: ReturnType<typeof networkBaseUrls>;
+  availability: ReturnType<typeof parseAvailability>;
+  tiersB: TTiersB;
+  twitterAllowance: TTwitterAllowanceByPlan;
+};
+
+export function loadEnv(source: Record<string, string | undefined> = process.env): TApiEnv {
+  const parsed = ZApiEnv.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid environment: ${problems}`);
+  }
+  const env = parsed.data;
+  if (!env.ENCRYPTION_KEY && env.NODE_ENV === 'production') {
+    throw new Error('Invalid environment: ENCRYPTION_KEY is required in production');
+  }
+  return {
+    ...env,
+    encryptionKey: env.ENCRYPTION_KEY
+      ? secretBox.parseEncryptionKey(env.ENCRYPTION_KEY)
+      : secretBox.developmentKey('local'),
+    networkBaseUrls: networkBaseUrls(source),
+    tiersB: wrapEnvError('RATE_LIMIT_B_TIERS', () => parseTiersB(env.RATE_LIMIT_B_TIERS)),
+    twitterAllowance: wrapEnvError('TWITTER_MONTHLY_ALLOWANCE', () =>
+      parseTwitterAllowance(env.TWITTER_MONTHLY_ALLOWANCE),
+    ),
+    availability: (() => {
+      try {
+        return parseAvailability(env.NETWORK_AVAILABILITY);
+      } catch (error) {
+        throw new Error(`Invalid environment: NETWORK_AVAILABILITY: ${(error as Error).message}`);
+      }
+    })(),
+  };
+}
+
+function wrapEnvError<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new Error(`Invalid environment: ${name}: ${(error as Error).message}`);
+  }
+}

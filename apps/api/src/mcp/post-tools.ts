@@ -1,0 +1,219 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  LIST_STATUSES_B,
+  parseCreatePostB,
+  parseListQueryB,
+  parseUpdatePostB,
+  presentPostB,
+  type TPostChanges,
+  type TPostRecord,
+  validationError,
+  ZCreatePostB,
+  ZPollA,
+  ZUpdatePostB,
+} from '@sps/core';
+import { z } from 'zod';
+import type { TAuth } from '../http/auth.js';
+import type { TPostService } from '../services/post-service.js';
+import type { TPublishService } from '../services/publish-service.js';
+import { requireActivePlan } from '../variant-a/plan-guard.js';
+import { asJson, run } from './tool-result.js';
+
+export interface TPostToolDeps {
+  auth: TAuth;
+  posts: TPostService;
+  publishing: TPublishService;
+}
+
+/** Variant B's post view plus the interval-queue state and poll, which only Variant A shows. */
+export function presentPostMcp(post: TPostRecord) {
+  return { ...presentPostB(post), queue_status: post.queueState, poll: post.poll };
+}
+
+const LIMITS =
+  'Limits: content is checked against each network at publish time (twitter 280 weighted characters, links count 23; bluesky 300; mastodon 500; threads 500; linkedin 3000); at most 24 segments (thread replies), each at most 5000 characters; media is up to 4 images or 1 video, never both.';
+
+const ZId = z.string().describe('The post id returned by create_post or list_posts.');
+const ZQueueStatus = z
+  .enum(['queued', 'pending'])
+  .optional()
+  .describe(
+    '"queued" puts the post in the account interval queue; "pending" waits for approve_post first. Not with scheduled_for.',
+  );
+const ZPoll = ZPollA.optional().describe(
+  'A poll on the main post: 2 to 4 options of at most 25 characters, 5 to 10080 minutes. twitter and mastodon only, not with media.',
+);
+
+const POLL_PLATFORMS = new Set(['twitter', 'mastodon']);
+
+/** Applies the A-only options (queue, poll) with Variant A's rules. */
+function withQueueAndPoll(
+  changes: TPostChanges,
+  queueStatus: 'queued' | 'pending' | undefined,
+  poll: unknown,
+): TPostChanges {
+  const issues = [];
+  if (queueStatus && changes.scheduledFor)
+    issues.push({ field: 'queue_status', message: 'cannot be combined with scheduled_for' });
+  const parsedPoll = poll === undefined ? undefined : ZPollA.parse(poll);
+  if (parsedPoll) {
+    const unsupported = (changes.platforms ?? []).filter((p) => !POLL_PLATFORMS.has(p));
+    if (unsupported.length > 0)
+      issues.push({
+        field: 'poll',
+        message: `is supported on twitter and mastodon only, not on ${unsupported.join(', ')}`,
+      });
+    if (changes.media) issues.push({ field: 'poll', message: 'cannot be combined with media' });
+  }
+  if (issues.length > 0) throw validationError(issues);
+  return {
+    ...changes,
+    ...(queueStatus ? { queueState: queueStatus } : {}),
+    ...(parsedPoll ? { poll: parsedPoll } : {}),
+  };
+}
+
+export function registerPostTools(server: McpServer, deps: TPostToolDeps): void {
+  const { auth, posts, publishing } = deps;
+  const { accountId } = auth;
+
+  server.registerTool(
+    'create_post',
+    {
+      title: 'Create a post',
+      description: `Creates a post: a draft, scheduled when scheduled_for is given (ISO 8601 with offset, in the future), or in the interval queue with queue_status. A post with segments is one thread. ${LIMITS}`,
+      inputSchema: {
+        ...ZCreatePostB.shape,
+        content: ZCreatePostB.shape.content.describe('Main text of the post.'),
+        platforms: ZCreatePostB.shape.platforms.describe('Target networks, at least one.'),
+        queue_status: ZQueueStatus,
+        poll: ZPoll,
+      },
+    },
+    (args) =>
+      run(async () => {
+        const { queue_status, poll, ...rest } = asJson(args) as Record<string, unknown> & {
+          queue_status?: 'queued' | 'pending';
+        };
+        const changes = withQueueAndPoll(parseCreatePostB(rest, new Date()), queue_status, poll);
+        return presentPostMcp(await posts.create(accountId, changes));
+      }),
+  );
+
+  server.registerTool(
+    'list_posts',
+    {
+      title: 'List posts',
+      description:
+        'Lists the account posts, newest first. Filter by status, or by queue_status to see the interval queue (then all matching posts are returned).',
+      inputSchema: {
+        status: z.enum(LIST_STATUSES_B).optional(),
+        limit: z.int().min(1).max(100).optional().describe('Page size, default 10, at most 100.'),
+        offset: z.int().min(0).optional(),
+        queue_status: ZQueueStatus,
+      },
+    },
+    (args) =>
+      run(async () => {
+        if (args.queue_status) {
+          const list = await posts.listAll(accountId, args.queue_status);
+          return { posts: list.map(presentPostMcp), total: list.length };
+        }
+        const query = parseListQueryB(asJson(args) as Record<string, unknown>);
+        const page = await posts.listPage(accountId, query);
+        return { posts: page.posts.map(presentPostMcp), total: page.total };
+      }),
+  );
+
+  server.registerTool(
+    'get_post',
+    { title: 'Get a post', description: 'One post with its per-network results.', inputSchema: { id: ZId } },
+    (args) => run(async () => presentPostMcp(await posts.get(accountId, args.id))),
+  );
+
+  server.registerTool(
+    'update_post',
+    {
+      title: 'Update a post',
+      description: `Changes only the given fields of a draft, scheduled or failed post. segments: [] makes it a single post; scheduled_for: null unschedules (draft). ${LIMITS}`,
+      inputSchema: { id: ZId, ...ZUpdatePostB.shape, queue_status: ZQueueStatus },
+    },
+    (args) =>
+      run(async () => {
+        const { id, queue_status, ...rest } = asJson(args) as Record<string, unknown> & {
+          id: string;
+          queue_status?: 'queued' | 'pending';
+        };
+        const changes = withQueueAndPoll(parseUpdatePostB(rest, new Date()), queue_status, undefined);
+        return presentPostMcp(await posts.update(accountId, id, changes));
+      }),
+  );
+
+  server.registerTool(
+    'delete_post',
+    {
+      title: 'Delete a post',
+      description:
+        'Removes the post from the service. With delete_from_platforms the published copies are also deleted where the network allows it (not Instagram or TikTok).',
+      inputSchema: { id: ZId, delete_from_platforms: z.boolean().optional().describe('Default false.') },
+      annotations: { destructiveHint: true },
+    },
+    (args) =>
+      run(async () => {
+        if (args.delete_from_platforms) {
+          return {
+            deleted: true,
+            id: args.id,
+            platform_deletions: await posts.removeWithCopies(accountId, args.id),
+          };
+        }
+        await posts.remove(accountId, args.id);
+        return { deleted: true, id: args.id };
+      }),
+  );
+
+  server.registerTool(
+    'publish_post',
+    {
+      title: 'Publish a post now',
+      description:
+        'Publishes a draft or scheduled post to its networks. Without wait it answers at once with status "publishing" (poll get_post); with wait it waits (bounded) for the per-network results. Fails when the text is over a network limit or a network has no connected account.',
+      inputSchema: { id: ZId, wait: z.boolean().optional().describe('Wait for the outcome, default false.') },
+    },
+    (args) =>
+      run(async () => {
+        requireActivePlan(auth);
+        const started = await publishing.start(accountId, args.id, ['draft', 'scheduled'], 'B');
+        const post = args.wait
+          ? await publishing.waitForOutcome(accountId, args.id, started.attempt)
+          : started.post;
+        return presentPostMcp(post);
+      }),
+  );
+
+  server.registerTool(
+    'retry_post',
+    {
+      title: 'Retry failed networks',
+      description:
+        'Publishes again only to the networks that failed (or whose outcome is unknown) and waits for the results.',
+      inputSchema: { id: ZId },
+    },
+    (args) =>
+      run(async () => {
+        requireActivePlan(auth);
+        const started = await publishing.retry(accountId, args.id);
+        return presentPostMcp(await publishing.waitForOutcome(accountId, args.id, started.attempt));
+      }),
+  );
+
+  server.registerTool(
+    'approve_post',
+    {
+      title: 'Approve a pending post',
+      description: 'Moves a post created with queue_status "pending" into the interval queue.',
+      inputSchema: { id: ZId },
+    },
+    (args) => run(async () => presentPostMcp(await posts.approve(accountId, args.id))),
+  );
+}

@@ -1,0 +1,61 @@
+import { QUEUE_NAMES, type TQueues } from '@sps/queue';
+import type { RequestHandler } from 'express';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface TApiMetrics {
+  registry: Registry;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  rateLimited: Counter<'variant' | 'limit'>;
+  middleware: RequestHandler;
+}
+
+/** The API's Prometheus metrics; queue counts are read from Redis at scrape time. */
+export function createApiMetrics(queues: TQueues): TApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests rejected by a rate limit',
+    labelNames: ['variant', 'limit'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'queue_jobs',
+    help: 'Jobs per queue and state',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      for (const name of QUEUE_NAMES) {
+        const counts = await queues[name].getJobCounts(
+          'waiting',
+          'active',
+          'delayed',
+          'failed',
+          'completed',
+          'prioritized',
+        );
+        for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
+      }
+    },
+  });
+
+  const middleware: RequestHandler = (req, res, next) => {
+    const end = httpDuration.startTimer();
+    res.on('finish', () => {
+      // The route pattern, not the URL, so ids do not explode the label set.
+      const route = req.route?.path
+        ? `${req.baseUrl}${req.route.path === '/' ? '' : req.route.path}`
+        : 'unmatched';
+      end({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+  return { registry, httpDuration, rateLimited, middleware };
+}

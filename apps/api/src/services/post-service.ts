@@ -1,0 +1,146 @@
+import {
+  AppError,
+  DELETE_SUPPORTED,
+  type TPlatform,
+  type TPostChanges,
+  type TPostRecord,
+  type TPostStatus,
+  type TQueueState,
+} from '@sps/core';
+import type { TPostRepository } from '@sps/db';
+import { enqueueDeleteRemote, type TQueues } from '@sps/queue';
+import { UUID_PATTERN } from '../http/json-body.js';
+import type { TPostJobs } from './post-jobs.js';
+
+export interface TPostServiceDeps {
+  posts: TPostRepository;
+  jobs: TPostJobs;
+  queues: TQueues;
+  now?: () => Date;
+}
+
+/** Per network, what a Variant A delete does with the published copy. */
+export type TPlatformDeletion = 'deleting' | 'not_supported' | 'kept';
+
+/**
+ * A post is either scheduled (a time), queued/pending (Variant A's interval queue) or neither; setting
+ * one mode clears the other so the stored state is never ambiguous.
+ */
+function normaliseModes(changes: TPostChanges): TPostChanges {
+  if (changes.scheduledFor) return { ...changes, queueState: null };
+  if (changes.queueState) return { ...changes, scheduledFor: null };
+  return changes;
+}
+
+function statusAfter(current: TPostRecord, changes: TPostChanges): TPostStatus {
+  if (changes.scheduledFor !== undefined) return changes.scheduledFor ? 'scheduled' : 'draft';
+  return current.status === 'failed' ? 'draft' : current.status;
+}
+
+export function notFound(id: string): AppError {
+  return new AppError('not_found', `No post with id ${id} in this account`, {
+    fix: 'Check the id; posts of other accounts are not visible with this API key.',
+  });
+}
+
+export function createPostService({ posts, jobs, queues, now = () => new Date() }: TPostServiceDeps) {
+  const service = {
+    async create(accountId: string, changes: TPostChanges): Promise<TPostRecord> {
+      const normalised = normaliseModes(changes);
+      const status: TPostStatus = normalised.scheduledFor ? 'scheduled' : 'draft';
+      const post = await posts.create(accountId, status, normalised, now());
+      await jobs.afterSave(null, post);
+      return post;
+    },
+
+    async get(accountId: string, id: string): Promise<TPostRecord> {
+      const post = UUID_PATTERN.test(id) ? await posts.find(accountId, id) : null;
+      if (!post) throw notFound(id);
+      return post;
+    },
+
+    listAll(accountId: string, queueState?: TQueueState): Promise<TPostRecord[]> {
+      return posts.listAll(accountId, queueState);
+    },
+
+    listPage(accountId: string, filter: { status?: TPostStatus; limit: number; offset: number }) {
+      return posts.listPage(accountId, filter);
+    },
+
+    /** Only drafts and scheduled posts change; published or publishing ones are `post_not_editable`. */
+    async update(accountId: string, id: string, changes: TPostChanges): Promise<TPostRecord> {
+      if (!UUID_PATTERN.test(id)) throw notFound(id);
+      const normalised = normaliseModes(changes);
+      const outcome = await posts.update(
+        accountId,
+        id,
+        normalised,
+        (current) => statusAfter(current, normalised),
+        now(),
+      );
+      if (outcome.kind === 'not_found') throw notFound(id);
+      if (outcome.kind === 'not_editable') {
+        throw new AppError(
+          'post_not_editable',
+          `The post is ${outcome.status} and can no longer be changed`,
+          {
+            fix:
+              outcome.status === 'publishing'
+                ? 'Wait until publishing finishes.'
+                : 'Create a new post instead; published posts cannot be edited.',
+            details: { status: outcome.status },
+          },
+        );
+      }
+      await jobs.afterSave(outcome.before, outcome.post);
+      return outcome.post;
+    },
+
+    /** Removes the post from the service only (Variant B, and Variant A with deleteFromPlatforms=false). */
+    async remove(accountId: string, id: string): Promise<void> {
+      const before = UUID_PATTERN.test(id) ? await posts.find(accountId, id) : null;
+      if (!before || !(await posts.delete(accountId, id))) throw notFound(id);
+      await jobs.afterDelete(before);
+    },
+
+    /**
+     * Variant A delete with deleteFromPlatforms: the post disappears at once; the publisher removes its
+     * copies where the network's API allows, then the row.
+     */
+    async removeWithCopies(
+      accountId: string,
+      id: string,
+    ): Promise<Partial<Record<TPlatform, TPlatformDeletion>>> {
+      const before = UUID_PATTERN.test(id) ? await posts.find(accountId, id) : null;
+      if (!before) throw notFound(id);
+      const sent = await posts.sentSegments(id);
+      const platforms = [...new Set(sent.map((s) => s.platform as TPlatform))];
+      if (platforms.length === 0) {
+        await service.remove(accountId, id);
+        return {};
+      }
+      if (!(await posts.softDelete(accountId, id, now()))) throw notFound(id);
+      await enqueueDeleteRemote(queues, id);
+      await jobs.afterDelete(before);
+      return Object.fromEntries(
+        platforms.map((p) => [p, DELETE_SUPPORTED.has(p) ? 'deleting' : 'not_supported']),
+      );
+    },
+
+    /** Variant A approve: a pending post joins the interval queue. */
+    async approve(accountId: string, id: string): Promise<TPostRecord> {
+      const result = UUID_PATTERN.test(id) ? await posts.approve(accountId, id, now()) : 'not_found';
+      if (result === 'not_found') throw notFound(id);
+      if (result === 'not_pending') {
+        throw new AppError('post_not_pending', 'The post is not pending approval', {
+          fix: 'Only posts created with queueStatus "pending" can be approved.',
+        });
+      }
+      await jobs.queueChanged(accountId);
+      return service.get(accountId, id);
+    },
+  };
+  return service;
+}
+
+export type TPostService = ReturnType<typeof createPostService>;

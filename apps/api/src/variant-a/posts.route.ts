@@ -1,0 +1,146 @@
+import {
+  parseCreatePostA,
+  parseDeleteFromPlatforms,
+  parseListQueryA,
+  presentPostA,
+  presentPublishResultA,
+  type TPlatform,
+  type TPostRecord,
+} from '@sps/core';
+import { Router } from 'express';
+import { authOf } from '../http/auth.js';
+import type { TPostService } from '../services/post-service.js';
+import type { TPublishService, TPublishStart } from '../services/publish-service.js';
+import { requireActivePlan } from './plan-guard.js';
+
+/** Variant A may publish anything not yet published: drafts, scheduled, queued and failed posts. */
+const PUBLISHABLE_A = ['draft', 'scheduled', 'failed'] as const;
+
+function publishResults(post: TPostRecord, platforms: TPlatform[]) {
+  return post.targets
+    .filter((t) => platforms.includes(t.platform))
+    .map((t) =>
+      t.status === 'pending' || t.status === 'publishing'
+        ? {
+            platform: t.platform,
+            success: false,
+            error: `Still publishing to ${t.platform}; GET /api/posts/${post.id} shows the outcome when it finishes.`,
+          }
+        : presentPublishResultA(t),
+    );
+}
+
+export function postsRouterA(posts: TPostService, publishing: TPublishService): Router {
+  const router = Router();
+
+  async function publishAndWait(accountId: string, started: TPublishStart) {
+    const post = await publishing.waitForOutcome(accountId, started.post.id, started.attempt);
+    const results = publishResults(post, started.platforms);
+    return { success: results.some((r) => r.success), post: presentPostA(post), publishResults: results };
+  }
+
+  router.get('/posts', async (req, res) => {
+    const { queueState } = parseListQueryA(req.query);
+    const list = await posts.listAll(authOf(req).accountId, queueState);
+    res.json({ success: true, posts: list.map(presentPostA) });
+  });
+
+  router.post('/posts', async (req, res) => {
+    const auth = authOf(req);
+    requireActivePlan(auth);
+    const changes = parseCreatePostA(req.body, new Date());
+    // Every create listing twitter, draft or not, is refused once the month's twitter allowance is used up.
+    await publishing.ensureTwitterAllowance(auth.accountId, auth.plan, changes.platforms ?? []);
+    if (changes.publishNow) {
+      // Refuse before storing anything: a post that cannot publish now is not created either.
+      await publishing.check(
+        auth.accountId,
+        {
+          content: changes.content ?? '',
+          platforms: changes.platforms ?? [],
+          media: changes.media ?? null,
+          segments: changes.segments ?? null,
+        },
+        'A',
+      );
+    }
+    const created = await posts.create(auth.accountId, changes);
+    if (!changes.publishNow) {
+      res.status(201).json({ success: true, post: presentPostA(created) });
+      return;
+    }
+    const started = await publishing.start(auth.accountId, created.id, ['draft'], 'A', auth.plan);
+    const outcome = await publishAndWait(auth.accountId, started);
+    res.status(201).json({ success: true, post: outcome.post, publishResults: outcome.publishResults });
+  });
+
+  router.get('/posts/:id', async (req, res) => {
+    const post = await posts.get(authOf(req).accountId, req.params.id);
+    res.json({ post: presentPostA(post) });
+  });
+
+  router.put('/posts/:id', async (req, res) => {
+    const auth = authOf(req);
+    const current = await posts.get(auth.accountId, req.params.id);
+    const changes = parseCreatePostA(req.body, new Date());
+    if (changes.publishNow) {
+      requireActivePlan(auth);
+      // Checked on the post as it would be, before changing it: a refused publish changes nothing.
+      await publishing.check(
+        auth.accountId,
+        {
+          content: changes.content ?? current.content,
+          platforms: changes.platforms ?? current.platforms,
+          media: changes.media !== undefined ? changes.media : current.media,
+          segments: changes.segments !== undefined ? changes.segments : current.segments,
+        },
+        'A',
+      );
+      await publishing.ensureTwitterAllowance(
+        auth.accountId,
+        auth.plan,
+        changes.platforms ?? current.platforms,
+      );
+    }
+    const updated = await posts.update(auth.accountId, req.params.id, changes);
+    if (!changes.publishNow) {
+      res.json({ post: presentPostA(updated) });
+      return;
+    }
+    const started = await publishing.start(auth.accountId, updated.id, [...PUBLISHABLE_A], 'A', auth.plan);
+    const outcome = await publishAndWait(auth.accountId, started);
+    res.json({ post: outcome.post, publishResults: outcome.publishResults });
+  });
+
+  router.delete('/posts/:id', async (req, res) => {
+    const auth = authOf(req);
+    const deleteFromPlatforms = parseDeleteFromPlatforms(req.query.deleteFromPlatforms);
+    const post = await posts.get(auth.accountId, req.params.id);
+    const platformDeletions = deleteFromPlatforms
+      ? await posts.removeWithCopies(auth.accountId, post.id)
+      : {};
+    if (!deleteFromPlatforms) await posts.remove(auth.accountId, post.id);
+    res.json({ success: true, id: post.id, deleted: true, deleteFromPlatforms, platformDeletions });
+  });
+
+  router.post('/posts/:id/publish', async (req, res) => {
+    const auth = authOf(req);
+    requireActivePlan(auth);
+    const started = await publishing.start(auth.accountId, req.params.id, [...PUBLISHABLE_A], 'A', auth.plan);
+    res.json(await publishAndWait(auth.accountId, started));
+  });
+
+  router.post('/posts/:id/retry', async (req, res) => {
+    const auth = authOf(req);
+    requireActivePlan(auth);
+    const started = await publishing.retry(auth.accountId, req.params.id, auth.plan);
+    res.json(await publishAndWait(auth.accountId, started));
+  });
+
+  router.post('/posts/:id/approve', async (req, res) => {
+    const post = await posts.approve(authOf(req).accountId, req.params.id);
+    res.json({ success: true, post: presentPostA(post) });
+  });
+
+  return router;
+}

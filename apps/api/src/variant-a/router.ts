@@ -1,0 +1,56 @@
+import { AppError } from '@sps/core';
+import { type ErrorRequestHandler, Router } from 'express';
+import type { Logger } from 'pino';
+import { type ApiKeyVerifier, authenticate } from '../http/auth.js';
+import { errorHandler, notFoundRoute } from '../http/error-handler.js';
+import { jsonBody } from '../http/json-body.js';
+import type { TRateLimits } from '../http/rate-limit.js';
+import type { TAccountService } from '../services/account-service.js';
+import type { TPostService } from '../services/post-service.js';
+import type { TPublishService } from '../services/publish-service.js';
+import { accountsRouterA } from './accounts.route.js';
+import { postsRouterA } from './posts.route.js';
+
+export interface TVariantADeps {
+  verifier: ApiKeyVerifier;
+  posts: TPostService;
+  publishing: TPublishService;
+  accounts: TAccountService;
+  logger: Logger;
+  bodyLimit: string;
+  rateLimits: TRateLimits;
+}
+
+/**
+ * A path parameter that is not valid percent-encoding (`/api/posts/%E0%A4%A`) makes Express's router throw
+ * a URIError; such an id cannot name a post of this account, so it is a 404 like any other non-UUID id.
+ */
+const undecodableParam: ErrorRequestHandler = (err, req, _res, next) => {
+  if (err instanceof URIError) {
+    next(
+      new AppError('not_found', `No post at ${req.originalUrl.split('?')[0]}`, {
+        fix: 'Check the post id in the path; it is the id returned by create or list.',
+      }),
+    );
+    return;
+  }
+  next(err);
+};
+
+/** `/api`: camelCase, `{error, fix?, details?}`, Bearer or x-api-key. */
+export function variantARouter(deps: TVariantADeps): Router {
+  const router = Router();
+  // Authenticate before parsing: bodies of unauthenticated requests are never read.
+  // Per IP before authentication: requests with wrong keys count too, so keys cannot be guessed at speed.
+  router.use(deps.rateLimits.perIpA);
+  router.use(authenticate(deps.verifier, { allowXApiKey: true }));
+  router.use(jsonBody(deps.bodyLimit));
+  // After parsing: whether create/update publishes depends on `published` in the body.
+  router.use(deps.rateLimits.publishA);
+  router.use(postsRouterA(deps.posts, deps.publishing));
+  router.use(accountsRouterA(deps.accounts));
+  router.use(notFoundRoute);
+  router.use(undecodableParam);
+  router.use(errorHandler('A', deps.logger));
+  return router;
+}

@@ -1,0 +1,59 @@
+import { AppError } from '@sps/core';
+import type { TSettingsRepository } from '@sps/db';
+import { type ErrorRequestHandler, Router } from 'express';
+import type { Logger } from 'pino';
+import { type ApiKeyVerifier, authenticate } from '../http/auth.js';
+import { errorHandler, notFoundRoute } from '../http/error-handler.js';
+import { jsonBody } from '../http/json-body.js';
+import type { TRateLimits } from '../http/rate-limit.js';
+import type { TAccountService } from '../services/account-service.js';
+import type { TPostService } from '../services/post-service.js';
+import type { TPublishService } from '../services/publish-service.js';
+import type { TWebhookService } from '../services/webhook-service.js';
+import { accountsRouterB } from './accounts.route.js';
+import { postsRouterB } from './posts.route.js';
+import { webhooksRouterB } from './webhooks.route.js';
+
+export interface TVariantBDeps {
+  verifier: ApiKeyVerifier;
+  posts: TPostService;
+  publishing: TPublishService;
+  accounts: TAccountService;
+  settings: TSettingsRepository;
+  webhooks: TWebhookService;
+  logger: Logger;
+  bodyLimit: string;
+  rateLimits: TRateLimits;
+}
+
+/**
+ * A path parameter that is not valid percent-encoding (`/v1/posts/%E0%A4%A`) makes Express's router throw a
+ * URIError; such an id cannot name anything in this account, so it is a 404 like any other non-UUID id.
+ */
+const undecodableParam: ErrorRequestHandler = (err, req, _res, next) => {
+  if (err instanceof URIError) {
+    next(
+      new AppError('not_found', `No resource at ${req.originalUrl.split('?')[0]}`, {
+        fix: 'Check the id in the path.',
+      }),
+    );
+    return;
+  }
+  next(err);
+};
+
+/** `/v1`: snake_case, `{error, code, details}`, Bearer only. */
+export function variantBRouter(deps: TVariantBDeps): Router {
+  const router = Router();
+  router.use(authenticate(deps.verifier, { allowXApiKey: false }));
+  // Per key, before the body is read and before any route: a refused request has no side effect.
+  router.use(deps.rateLimits.perKeyB);
+  router.use(jsonBody(deps.bodyLimit));
+  router.use(postsRouterB(deps.posts, deps.publishing));
+  router.use(accountsRouterB(deps.accounts, deps.settings));
+  router.use(webhooksRouterB(deps.webhooks));
+  router.use(notFoundRoute);
+  router.use(undecodableParam);
+  router.use(errorHandler('B', deps.logger));
+  return router;
+}

@@ -1,0 +1,215 @@
+import { PLATFORMS, secretBox, type TPlatform } from '@sps/core';
+import { createDb, createSocialAccountRepository, type TDb, type TPlan } from '@sps/db';
+import { createTestAccount, createTestDatabase, type TTestAccount, testPrefix } from '@sps/db/testing';
+import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
+import { createConnectors } from '@sps/networks';
+import { createQueues, createWorkerConnection, type TQueues } from '@sps/queue';
+import type { Express } from 'express';
+import { Redis } from 'ioredis';
+import { createPublisher, type TPublisher } from '../../publisher/src/publisher.js';
+import type { TWebhooksOptions } from '../../webhooks/src/context.js';
+import { createMailer } from '../../webhooks/src/mailer.js';
+import { createWebhooksWorker, type TWebhooksWorker } from '../../webhooks/src/webhooks.js';
+import { createApi } from '../src/app.js';
+import { loadEnv, type TApiEnv } from '../src/env.js';
+import { createLogger } from '../src/logger.js';
+
+export interface TTestApi {
+  app: Express;
+  db: TDb;
+  env: TApiEnv;
+  redis: Redis;
+  queues: TQueues;
+  /** Present with `{ publisher: true }` or `{ sim: true }`: the network simulator every connector points at. */
+  sim?: TRunningSim;
+  /** Present with `{ publisher: true }`: an in-process publisher worker. */
+  publisher?: TPublisher;
+  /** A new account with one API key. */
+  account(plan?: TPlan): Promise<TTestAccount>;
+  /** Connects a social account the way `admin social connect` does (token sealed, event emitted). */
+  connect(
+    accountId: string,
+    platform: TPlatform,
+    name?: string,
+    extra?: { externalId?: string; instanceUrl?: string },
+  ): Promise<string>;
+  /** Starts a (new) publisher after `stopPublisher`, as a restarted process would. */
+  startPublisher(): Promise<TPublisher>;
+  /** Present with `{ webhooks: {...} }`: an in-process webhooks worker (dispatcher, deliveries, reconciler). */
+  webhooks?: TWebhooksWorker;
+  /** Starts a (new) webhooks worker, as a restarted process would. */
+  startWebhooks(): Promise<TWebhooksWorker>;
+  stopWebhooks(): Promise<void>;
+  stopPublisher(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TTestApiOptions {
+  env?: Record<string, string>;
+  /** Run the publisher worker in-process against the network simulator. */
+  publisher?: boolean;
+  /** Start the network simulator (and point the connectors at it) without an in-process publisher. */
+  sim?: boolean;
+  /** The in-process publisher's reconciler: how long before a `publishing` post counts as stuck (default 2 min). */
+  stuckAfterMs?: number;
+  reconcileEveryMs?: number;
+  publisherConcurrency?: number;
+  /** Run the webhooks worker in-process (defaults: retries 100..500ms, private URLs allowed, dispatch every 100ms). */
+  webhooks?: Partial<TWebhooksOptions> & {
+    smtpUrl?: string;
+    dispatchEveryMs?: number;
+    lockDurationMs?: number;
+  };
+  backoffBaseMs?: number;
+  networkTimeoutMs?: number;
+}
+
+/** Default external ids the connectors of some networks need. */
+const EXTERNAL_IDS: Partial<Record<TPlatform, string>> = {
+  facebook: 'page-1',
+  instagram: 'ig-1',
+  discord: 'channel-1',
+  slack: 'C123',
+  telegram: '-100123',
+  linkedin: 'urn:li:person:abc',
+  threads: 'threads-user-1',
+  bluesky: 'user.bsky.social',
+};
+
+/** The whole API app in-process against its own PostgreSQL database and Redis key prefix. */
+export async function startTestApi(
+  options: TTestApiOptions | Record<string, string> = {},
+): Promise<TTestApi> {
+  // Older callers pass env overrides directly.
+  const opts: TTestApiOptions =
+    'env' in options || 'publisher' in options || 'sim' in options
+      ? (options as TTestApiOptions)
+      : { env: options as Record<string, string> };
+  const database = await createTestDatabase();
+  const sim = opts.publisher || opts.sim ? await startNetworkSim() : undefined;
+  const env = loadEnv({
+    DATABASE_URL: database.url,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    QUEUE_PREFIX: testPrefix('api'),
+    LOG_LEVEL: 'silent',
+    // Every request of a test file comes from 127.0.0.1: Variant A's per-IP limits would trip files that
+    // send hundreds of requests. rate-limits-a.test.ts sets the production numbers back explicitly.
+    RATE_LIMIT_A_PER_MINUTE: '100000',
+    RATE_LIMIT_A_PUBLISH_PER_HOUR: '100000',
+    NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
+    ...(sim
+      ? Object.fromEntries(PLATFORMS.map((p) => [`NETWORK_${p.toUpperCase()}_BASE_URL`, sim.baseUrls[p]]))
+      : {}),
+    ...opts.env,
+  });
+  const db = createDb(env.DATABASE_URL, { poolMax: 6 });
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
+  const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  const workerConnection = createWorkerConnection(env.REDIS_URL);
+  const queues = createQueues(redis, env.QUEUE_PREFIX);
+  const logger = createLogger('silent', 'api-test');
+  const { app, verifier } = createApi({ env, db, redis, queues, logger });
+  await verifier.listen(subscriber, env.QUEUE_PREFIX);
+  const socialAccounts = createSocialAccountRepository(db);
+
+  const startPublisher = () =>
+    createPublisher({
+      db,
+      connection: workerConnection,
+      queues,
+      queuePrefix: env.QUEUE_PREFIX,
+      connectors: createConnectors({
+        baseUrls: env.networkBaseUrls,
+        timeoutMs: opts.networkTimeoutMs ?? 2000,
+      }),
+      logger,
+      encryptionKey: env.encryptionKey,
+      concurrency: opts.publisherConcurrency ?? 20,
+      backoffBaseMs: opts.backoffBaseMs ?? 50,
+      reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
+      ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
+    });
+
+  const startWebhooks = () => {
+    const o = opts.webhooks ?? {};
+    return createWebhooksWorker({
+      db,
+      connection: workerConnection,
+      queues,
+      queuePrefix: env.QUEUE_PREFIX,
+      logger,
+      mailer: createMailer({ smtpUrl: o.smtpUrl, from: 'sps-test@localhost', logger }),
+      options: {
+        encryptionKey: env.encryptionKey,
+        retryDelaysMs: o.retryDelaysMs ?? [100, 200, 300, 400, 500],
+        timeoutMs: o.timeoutMs ?? 2000,
+        allowPrivateUrls: o.allowPrivateUrls ?? true,
+        deactivateAfter: o.deactivateAfter ?? 10,
+        concurrency: o.concurrency ?? 20,
+        certificateAuthority: o.certificateAuthority,
+      },
+      dispatchEveryMs: o.dispatchEveryMs ?? 100,
+      reconcileEveryMs: 60_000,
+      lockDurationMs: o.lockDurationMs ?? 30_000,
+    });
+  };
+
+  const api: TTestApi = {
+    app,
+    db,
+    env,
+    redis,
+    queues,
+    ...(sim ? { sim } : {}),
+    account: (plan = 'pro') => createTestAccount(db, plan),
+    async connect(accountId, platform, name = `${platform}-user`, extra = {}) {
+      const externalId = extra.externalId ?? EXTERNAL_IDS[platform] ?? null;
+      const account = await socialAccounts.connect({
+        accountId,
+        platform,
+        accountName: name,
+        externalId,
+        instanceUrl: extra.instanceUrl ?? (platform === 'mastodon' && sim ? sim.baseUrls.mastodon : null),
+        // Telegram bot tokens have the shape `<bot id>:<secret>`; the simulator checks it like the real API.
+        credentialsEncrypted: secretBox.seal(
+          JSON.stringify({ token: platform === 'telegram' ? `123456:token-${name}` : `token-${name}` }),
+          env.encryptionKey,
+        ),
+      });
+      return account.id;
+    },
+    async startPublisher() {
+      api.publisher = await startPublisher();
+      return api.publisher;
+    },
+    async stopPublisher() {
+      await api.publisher?.close();
+      delete api.publisher;
+    },
+    async startWebhooks() {
+      api.webhooks = await startWebhooks();
+      return api.webhooks;
+    },
+    async stopWebhooks() {
+      await api.webhooks?.close();
+      delete api.webhooks;
+    },
+    async close() {
+      await api.webhooks?.close();
+      await api.publisher?.close();
+      await queues.close();
+      // Leave nothing of this file's prefix in Redis.
+      const keys = await redis.keys(`*${env.QUEUE_PREFIX}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await Promise.allSettled([redis.quit(), subscriber.quit(), workerConnection.quit()]);
+      await db.$disconnect();
+      await sim?.close();
+      await database.drop();
+    },
+  };
+  if (opts.publisher) await api.startPublisher();
+  if (opts.webhooks) await api.startWebhooks();
+  return api;
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });

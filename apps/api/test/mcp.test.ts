@@ -1,0 +1,179 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import request from 'supertest';
+import { bearer, startTestApi, type TTestApi } from './harness.js';
+
+type TToolResult = {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  content: { type: string; text?: string }[];
+};
+
+describe('MCP server (POST /mcp)', () => {
+  let api: TTestApi;
+  let server: Server;
+  let url: URL;
+
+  async function client(key: string): Promise<Client> {
+    const c = new Client({ name: 'test-agent', version: '1.0.0' });
+    await c.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      }),
+    );
+    return c;
+  }
+  const call = async (c: Client, name: string, args: Record<string, unknown> = {}) =>
+    (await c.callTool({ name, arguments: args })) as TToolResult;
+
+  beforeAll(async () => {
+    api = await startTestApi({ publisher: true });
+    server = await new Promise((resolve) => {
+      const s = api.app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    await api.close();
+  });
+
+  it('initializes and lists a tool for every capability', async () => {
+    const { apiKey } = await api.account('pro');
+    const c = await client(apiKey);
+    const names = (await c.listTools()).tools.map((t) => t.name).sort();
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'approve_post',
+        'create_post',
+        'create_preset',
+        'delete_post',
+        'get_post',
+        'get_queue_settings',
+        'list_accounts',
+        'list_posts',
+        'list_presets',
+        'publish_post',
+        'retry_post',
+        'update_post',
+        'update_queue_settings',
+      ]),
+    );
+    const create = (await c.listTools()).tools.find((t) => t.name === 'create_post');
+    expect(create?.description).toContain('280');
+    expect(JSON.stringify(create?.inputSchema)).toContain('"maxItems":24');
+    await c.close();
+  });
+
+  it('creates a post through a tool, readable through GET /v1/posts/{id}', async () => {
+    const { apiKey } = await api.account('pro');
+    const c = await client(apiKey);
+    const result = await call(c, 'create_post', {
+      content: 'from an agent',
+      platforms: ['twitter'],
+      segments: [{ content: 'reply' }],
+    });
+    expect(result.isError).toBeFalsy();
+    const id = result.structuredContent?.id as string;
+    const read = await request(api.app).get(`/v1/posts/${id}`).set(bearer(apiKey));
+    expect(read.status).toBe(200);
+    expect(read.body.content).toBe('from an agent');
+    expect(read.body.segments).toEqual([{ content: 'reply', media_urls: [] }]);
+    await c.close();
+  });
+
+  it('publishes through a tool against the simulator', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    await api.connect(accountId, 'mastodon');
+    const c = await client(apiKey);
+    const created = await call(c, 'create_post', { content: 'agent publish', platforms: ['mastodon'] });
+    const published = await call(c, 'publish_post', { id: created.structuredContent?.id, wait: true });
+    expect(published.isError).toBeFalsy();
+    expect(published.structuredContent?.status).toBe('published');
+    expect(api.sim?.sim.postsOf('mastodon').some((p) => p.text === 'agent publish')).toBe(true);
+    await c.close();
+  });
+
+  it('returns user mistakes as tool errors with a fix, not protocol failures', async () => {
+    const { apiKey } = await api.account('pro');
+    const c = await client(apiKey);
+    const created = await call(c, 'create_post', { content: 'no account', platforms: ['twitter'] });
+    const failed = await call(c, 'publish_post', { id: created.structuredContent?.id });
+    expect(failed.isError).toBe(true);
+    expect(failed.structuredContent?.code).toBe('no_connected_account');
+    expect(failed.structuredContent?.fix).toEqual(expect.any(String));
+    expect(failed.content[0]?.text).toContain('Fix:');
+    const invalid = await call(c, 'create_post', { content: '', platforms: ['twitter'] });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.content[0]?.text).toContain('content');
+    await c.close();
+  });
+
+  it("does not show another account's post", async () => {
+    const owner = await api.account('pro');
+    const other = await api.account('pro');
+    const c1 = await client(owner.apiKey);
+    const created = await call(c1, 'create_post', { content: 'private', platforms: ['twitter'] });
+    const c2 = await client(other.apiKey);
+    const stolen = await call(c2, 'get_post', { id: created.structuredContent?.id });
+    expect(stolen.isError).toBe(true);
+    expect(stolen.structuredContent?.code).toBe('not_found');
+    const list = await call(c2, 'list_posts', {});
+    expect(list.structuredContent?.total).toBe(0);
+    await c1.close();
+    await c2.close();
+  });
+
+  it('refuses a request without a key or with a bad key at the transport (401)', async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const missing = await request(api.app)
+      .post('/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .send(initialize);
+    expect(missing.status).toBe(401);
+    const bad = await request(api.app)
+      .post('/mcp')
+      .set('Authorization', 'Bearer sps_live_nope')
+      .set('Accept', 'application/json, text/event-stream')
+      .send(initialize);
+    expect(bad.status).toBe(401);
+    await expect(client('sps_live_invalid')).rejects.toThrow();
+  });
+
+  it("counts MCP calls against the key's per-minute limit (X-RateLimit headers)", async () => {
+    const { apiKey } = await api.account('free');
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const res = await request(api.app)
+      .post('/mcp')
+      .set(bearer(apiKey))
+      .set('Accept', 'application/json, text/event-stream')
+      .send(initialize);
+    expect(res.status).toBe(200);
+    expect(res.headers['x-ratelimit-limit']).toBe('60');
+    expect(res.headers['x-ratelimit-remaining']).toBe('59');
+  });
+
+  it('offers the queue schedule as a resource', async () => {
+    const { apiKey } = await api.account('pro');
+    const c = await client(apiKey);
+    await call(c, 'create_post', { content: 'queued one', platforms: ['twitter'], queue_status: 'queued' });
+    const resource = await c.readResource({ uri: 'queue://schedule' });
+    const body = JSON.parse((resource.contents[0] as { text: string }).text);
+    expect(body.queued).toHaveLength(1);
+    expect(body.settings.intervalHours).toBe(4);
+    await c.close();
+  });
+});
