@@ -1,0 +1,51 @@
+import type { TPlatform } from '@sps/core';
+import {
+  createPostRepository,
+  createPublishRepository,
+  createQueueRepository,
+  createSocialAccountRepository,
+  type TDb,
+  type TPostRepository,
+  type TPublishRepository,
+  type TQueueRepository,
+  type TSocialAccountRepository,
+} from '@sps/db';
+import type { TNetworkConnector } from '@sps/networks';
+import type { TQueues } from '@sps/queue';
+import type { Logger } from 'pino';
+
+export interface TPublisherOptions {
+  encryptionKey: Buffer;
+  backoffBaseMs: number;
+  /** A `publishing` post untouched this long is taken for one whose job was lost (reconciler). */
+  stuckAfterMs: number;
+}
+
+export interface TPublisherContext {
+  db: TDb;
+  queues: TQueues;
+  connectors: Partial<Record<TPlatform, TNetworkConnector>>;
+  logger: Logger;
+  options: TPublisherOptions;
+  posts: TPostRepository;
+  publishing: TPublishRepository;
+  queue: TQueueRepository;
+  socialAccounts: TSocialAccountRepository;
+}
+
+/** What every processor gets: repositories, producers, connectors; built once at start-up. */
+export function createPublisherContext(deps: {
+  db: TDb;
+  queues: TQueues;
+  connectors: Partial<Record<TPlatform, TNetworkConnector>>;
+  logger: Logger;
+  options: TPublisherOptions;
+}): TPublisherContext {
+  return {
+    ...deps,
+    posts: createPostRepository(deps.db),
+    publishing: createPublishRepository(deps.db),
+    queue: createQueueRepository(deps.db),
+    socialAccounts: createSocialAccountRepository(deps.db),
+  };
+}

@@ -1,0 +1,25 @@
+import { secretBox, type TPlatform } from '@sps/core';
+import type { TConnectorAccount } from '@sps/networks';
+
+/** Opens an account's sealed credentials only for the call that needs them; never logged. */
+export function connectorAccount(
+  row: {
+    id: string;
+    platform: string;
+    accountName: string;
+    externalId: string | null;
+    instanceUrl: string | null;
+    credentialsEncrypted: string;
+  },
+  key: Buffer,
+): TConnectorAccount {
+  const credentials = JSON.parse(secretBox.open(row.credentialsEncrypted, key)) as { token?: string };
+  return {
+    id: row.id,
+    platform: row.platform as TPlatform,
+    accountName: row.accountName,
+    externalId: row.externalId,
+    instanceUrl: row.instanceUrl,
+    token: credentials.token ?? '',
+  };
+}

@@ -1,0 +1,39 @@
+import { networkBaseUrls, parseDuration, secretBox, ZCommonEnv, ZDuration } from '@sps/core';
+import { z } from 'zod';
+
+const ZPublisherEnv = ZCommonEnv.extend({
+  PUBLISH_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
+  /** Per network call. */
+  NETWORK_TIMEOUT: ZDuration.default(parseDuration('30s')),
+  /** First retry delay of a transient network failure; doubles per attempt, capped at 5 minutes. */
+  PUBLISH_BACKOFF_BASE: ZDuration.default(parseDuration('5s')),
+  RECONCILE_EVERY: ZDuration.default(parseDuration('30s')),
+  /** A `publishing` post untouched this long is taken for one whose job was lost and gets it back. */
+  RECONCILE_STUCK_AFTER: ZDuration.default(parseDuration('2m')),
+  /** A job's lock lifetime: how soon a killed process's active jobs are picked up again (stalled check). */
+  JOB_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
+});
+
+export type TPublisherEnv = z.output<typeof ZPublisherEnv> & {
+  encryptionKey: Buffer;
+  networkBaseUrls: ReturnType<typeof networkBaseUrls>;
+};
+
+export function loadEnv(source: Record<string, string | undefined> = process.env): TPublisherEnv {
+  const parsed = ZPublisherEnv.safeParse(source);
+  if (!parsed.success) {
+    throw new Error(
+      `Invalid environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  const env = parsed.data;
+  if (!env.ENCRYPTION_KEY && env.NODE_ENV === 'production')
+    throw new Error('Invalid environment: ENCRYPTION_KEY is required in production');
+  return {
+    ...env,
+    encryptionKey: env.ENCRYPTION_KEY
+      ? secretBox.parseEncryptionKey(env.ENCRYPTION_KEY)
+      : secretBox.developmentKey('local'),
+    networkBaseUrls: networkBaseUrls(source),
+  };
+}

@@ -1,0 +1,269 @@
+import { planThreadDelivery, postTexts, type TMedia, type TPlatform, type TPostRecord } from '@sps/core';
+import type { TPublishRepository } from '@sps/db';
+import type { TNetworkFailure, TRemoteRef } from '@sps/networks';
+import { parsePayload } from '@sps/queue';
+import { type Job, UnrecoverableError } from 'bullmq';
+import type { TPublisherContext } from './context.js';
+import { connectorAccount } from './credentials.js';
+
+/**
+ * Networks whose API deduplicates a resent request (Mastodon `Idempotency-Key`, Discord `nonce` with
+ * `enforce_nonce`): a segment whose outcome is unknown may be sent again with the same key. Elsewhere
+ * a resend could double-post, so the result is marked `unknown` for a person to check.
+ */
+const IDEMPOTENT: ReadonlySet<TPlatform> = new Set(['mastodon', 'discord']);
+
+/** Thrown to make BullMQ retry the job later; carries the longest wait a network asked for. */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+    this.name = 'RetryLaterError';
+  }
+}
+
+type TLoaded = NonNullable<Awaited<ReturnType<TPublishRepository['loadForPublish']>>>;
+type TNetworkOutcome =
+  | { retry: false; expired?: boolean }
+  | { retry: true; retryAfterMs: number | undefined; message: string };
+
+function segmentMedia(post: TPostRecord, index: number): TMedia | null {
+  return index === 0 ? post.media : (post.segments?.[index - 1]?.media ?? null);
+}
+
+function isFinalAttempt(job: Job): boolean {
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
+
+async function failTarget(
+  ctx: TPublisherContext,
+  postId: string,
+  platform: TPlatform,
+  error: string,
+  kind: string,
+) {
+  await ctx.publishing.updateTarget(postId, platform, { status: 'failed', error, errorKind: kind });
+}
+
+/** Publishes one network of the post, segment by segment; what a network already holds is skipped. */
+async function publishNetwork(
+  ctx: TPublisherContext,
+  loaded: TLoaded,
+  platform: TPlatform,
+  finalAttempt: boolean,
+): Promise<TNetworkOutcome> {
+  const { post } = loaded;
+  const accountId = loaded.targetAccounts[platform];
+  const account = loaded.accounts.find((a) => a.id === accountId);
+  if (!account?.isActive) {
+    await failTarget(
+      ctx,
+      post.id,
+      platform,
+      `The ${platform} account is no longer connected. Reconnect it, then retry the post.`,
+      'auth_expired',
+    );
+    return { retry: false };
+  }
+  const connector = ctx.connectors[platform];
+  if (!connector) {
+    await failTarget(
+      ctx,
+      post.id,
+      platform,
+      `Publishing to ${platform} is not supported by this server.`,
+      'rejected',
+    );
+    return { retry: false };
+  }
+  const credentials = connectorAccount(account, ctx.options.encryptionKey);
+  const plan = planThreadDelivery(platform, postTexts(post));
+  const refs = new Map<number, TRemoteRef & { url: string }>();
+
+  for (const item of plan) {
+    const existing = loaded.segments.find(
+      (s) => s.platform === platform && s.segmentIndex === item.segmentIndex,
+    );
+    if (existing?.status === 'sent' && existing.remoteId) {
+      refs.set(item.segmentIndex, {
+        remoteId: existing.remoteId,
+        url: existing.remoteUrl ?? '',
+        ...(existing.meta ? { meta: existing.meta } : {}),
+      });
+      continue;
+    }
+    if (
+      existing &&
+      (existing.status === 'sending' || existing.status === 'unknown') &&
+      !IDEMPOTENT.has(platform)
+    ) {
+      // A previous attempt sent this segment and never learned the answer (crash or timeout).
+      const error = `${platform} may or may not have received part ${item.segmentIndex + 1} of this post (the previous attempt was interrupted). Check the ${platform} account; use retry to send the missing parts.`;
+      await ctx.publishing.markSegment(post.id, platform, item.segmentIndex, 'unknown', error);
+      await ctx.publishing.updateTarget(post.id, platform, {
+        status: 'unknown',
+        error,
+        errorKind: 'unknown',
+      });
+      return { retry: false };
+    }
+
+    const idempotencyKey = `${post.id}-${platform}-${item.segmentIndex}`;
+    await ctx.publishing.markSending(post.id, platform, item.segmentIndex, idempotencyKey);
+    const replyTo = item.replyToSegment === null ? null : (refs.get(item.replyToSegment) ?? null);
+    const root = item.rootSegment === null ? null : (refs.get(item.rootSegment) ?? null);
+    const outcome = await connector.publish({
+      account: credentials,
+      text: item.text,
+      media: segmentMedia(post, item.segmentIndex),
+      poll: item.segmentIndex === 0 ? post.poll : null,
+      replyTo,
+      root,
+      idempotencyKey,
+    });
+    if (outcome.ok) {
+      await ctx.publishing.markSent(post.id, platform, item.segmentIndex, {
+        remoteId: outcome.remoteId,
+        remoteUrl: outcome.url,
+        ...(outcome.meta ? { meta: outcome.meta } : {}),
+      });
+      refs.set(item.segmentIndex, {
+        remoteId: outcome.remoteId,
+        url: outcome.url,
+        ...(outcome.meta ? { meta: outcome.meta } : {}),
+      });
+      continue;
+    }
+    return handleFailure(ctx, post, platform, item.segmentIndex, outcome.failure, finalAttempt);
+  }
+
+  const first = refs.get(0);
+  await ctx.publishing.updateTarget(post.id, platform, {
+    status: 'succeeded',
+    remotePostId: first?.remoteId ?? null,
+    remoteUrl: first?.url ?? null,
+    error: null,
+    errorKind: null,
+  });
+  return { retry: false };
+}
+
+async function handleFailure(
+  ctx: TPublisherContext,
+  post: TPostRecord,
+  platform: TPlatform,
+  segmentIndex: number,
+  failure: TNetworkFailure,
+  finalAttempt: boolean,
+): Promise<TNetworkOutcome> {
+  if (failure.outcomeUnknown && !IDEMPOTENT.has(platform)) {
+    await ctx.publishing.markSegment(post.id, platform, segmentIndex, 'unknown', failure.message);
+    await ctx.publishing.updateTarget(post.id, platform, {
+      status: 'unknown',
+      error: failure.message,
+      errorKind: 'unknown',
+    });
+    return { retry: false };
+  }
+  // The network answered with an error (or dedupes resends): the segment did not go out, so it may be resent.
+  await ctx.publishing.markSegment(
+    post.id,
+    platform,
+    segmentIndex,
+    failure.outcomeUnknown ? 'unknown' : 'failed',
+    failure.message,
+  );
+  if (failure.kind === 'auth_expired') {
+    await failTarget(ctx, post.id, platform, failure.message, failure.kind);
+    return { retry: false, expired: true };
+  }
+  if (failure.kind === 'rejected' || finalAttempt) {
+    const message =
+      finalAttempt && failure.kind !== 'rejected'
+        ? `${failure.message} Gave up after several attempts; use retry to try again.`
+        : failure.message;
+    await failTarget(ctx, post.id, platform, message, failure.kind);
+    return { retry: false };
+  }
+  return { retry: true, retryAfterMs: failure.retryAfterMs, message: `${platform}: ${failure.kind}` };
+}
+
+/**
+ * One attempt of a post: every pending network in parallel, results recorded as each completes, the
+ * post finalized once all are done. Re-reads everything from PostgreSQL, so a retried, stalled or
+ * duplicated job is harmless: a stale attempt does nothing and a sent segment is never sent again.
+ */
+export async function processPublish(ctx: TPublisherContext, job: Job): Promise<{ status: string }> {
+  const payload = parsePayload('publish', job.data);
+  if (!payload) throw new UnrecoverableError('Malformed publish payload');
+  const loaded = await ctx.publishing.loadForPublish(payload.postId);
+  if (!loaded || loaded.deletedAt) return { status: 'post_gone' };
+  const { post } = loaded;
+  if (post.status !== 'publishing' || post.publishAttempt !== payload.attempt) return { status: 'stale' };
+
+  const finalAttempt = isFinalAttempt(job);
+  const pending = post.targets
+    .filter((t) => t.status === 'pending' || t.status === 'publishing')
+    .map((t) => t.platform);
+  const outcomes = await Promise.all(
+    pending.map(async (platform) => {
+      try {
+        return await publishNetwork(ctx, loaded, platform, finalAttempt);
+      } catch (error) {
+        // A bug or a database hiccup in one network must not lose the others' results.
+        ctx.logger.error({ err: error, postId: post.id, platform, jobId: job.id }, 'network publish crashed');
+        if (finalAttempt) {
+          await failTarget(
+            ctx,
+            post.id,
+            platform,
+            `Publishing to ${platform} failed unexpectedly. Use retry to try again.`,
+            'transient',
+          );
+          return { retry: false } as const;
+        }
+        return { retry: true, retryAfterMs: undefined, message: `${platform}: internal error` } as const;
+      }
+    }),
+  );
+  await expireAccounts(ctx, loaded, pending, outcomes);
+
+  const finalized = await ctx.publishing.finalize(post.id, payload.attempt);
+  if (finalized) return { status: finalized.status };
+  const retries = outcomes.filter((o): o is Extract<TNetworkOutcome, { retry: true }> => o.retry);
+  if (retries.length > 0) {
+    await ctx.publishing.touch(post.id);
+    const waits = retries.map((r) => r.retryAfterMs).filter((w): w is number => w !== undefined);
+    throw new RetryLaterError(
+      retries.map((r) => r.message).join('; '),
+      waits.length > 0 ? Math.max(...waits) : undefined,
+    );
+  }
+  return { status: 'publishing' };
+}
+
+/** An expired token marks the connected account inactive and needing re-authorisation (emits account.disconnected). */
+async function expireAccounts(
+  ctx: TPublisherContext,
+  loaded: TLoaded,
+  platforms: TPlatform[],
+  outcomes: TNetworkOutcome[],
+) {
+  for (const [i, outcome] of outcomes.entries()) {
+    const platform = platforms[i];
+    if (!platform || outcome.retry || !outcome.expired) continue;
+    const account = loaded.accounts.find((a) => a.id === loaded.targetAccounts[platform]);
+    if (account?.isActive) await ctx.socialAccounts.disconnect(account.accountId, account.id, 'expired');
+  }
+}
+
+/** Retry delays: what the network asked for, else exponential from the base, capped at 5 minutes. */
+export function publishBackoff(baseMs: number) {
+  return (attemptsMade: number, _type?: string, err?: Error): number => {
+    if (err instanceof RetryLaterError && err.retryAfterMs !== undefined)
+      return Math.min(Math.max(err.retryAfterMs, 100), 60 * 60_000);
+    return Math.min(baseMs * 2 ** Math.max(0, attemptsMade - 1), 5 * 60_000);
+  };
+}

@@ -1,0 +1,129 @@
+import type { TPlatform } from '@sps/core';
+import type { TDb } from '@sps/db';
+import type { TNetworkConnector } from '@sps/networks';
+import { bullPrefix, JOBS, type TQueues } from '@sps/queue';
+import { type Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { createPublisherContext, type TPublisherContext } from './context.js';
+import { processDeleteRemote } from './delete-remote.processor.js';
+import { processPublish, publishBackoff } from './publish.processor.js';
+import { processQueuePlan, processQueueSlot } from './queue-slot.processor.js';
+import { DEFAULT_STUCK_AFTER_MS, reconcile } from './reconcile.processor.js';
+import { processSchedule } from './schedule.processor.js';
+
+export interface TPublisherDeps {
+  db: TDb;
+  /** Shared by the workers' blocking connections (BullMQ duplicates it per worker). */
+  connection: Redis;
+  queues: TQueues;
+  queuePrefix: string;
+  connectors: Partial<Record<TPlatform, TNetworkConnector>>;
+  logger: Logger;
+  encryptionKey: Buffer;
+  concurrency: number;
+  backoffBaseMs: number;
+  reconcileEveryMs: number;
+  /** A `publishing` post untouched this long gets its publish job back (default 2 minutes). */
+  stuckAfterMs?: number;
+  /**
+   * A job's lock lifetime (renewed at half of it while the job runs). A killed process's active jobs go
+   * back to wait once it lapses and a stalled check runs (BullMQ default 30 s).
+   */
+  lockDurationMs?: number;
+}
+
+export interface TPublisher {
+  context: TPublisherContext;
+  workers: Worker[];
+  reconcileNow(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+function route(handlers: Record<string, (job: Job) => Promise<unknown>>) {
+  return async (job: Job) => {
+    const handler = handlers[job.name];
+    if (!handler) throw new Error(`No handler for job ${job.name}`);
+    return handler(job);
+  };
+}
+
+/** The publisher's workers for the publish, schedule and queue-slot queues. */
+export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher> {
+  const ctx = createPublisherContext({
+    db: deps.db,
+    queues: deps.queues,
+    connectors: deps.connectors,
+    logger: deps.logger,
+    options: {
+      encryptionKey: deps.encryptionKey,
+      backoffBaseMs: deps.backoffBaseMs,
+      stuckAfterMs: deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
+    },
+  });
+  const prefix = bullPrefix(deps.queuePrefix);
+  const locks = deps.lockDurationMs
+    ? { lockDuration: deps.lockDurationMs, stalledInterval: deps.lockDurationMs }
+    : {};
+  const common = { connection: deps.connection, prefix, concurrency: deps.concurrency, ...locks };
+
+  const workers = [
+    new Worker(
+      'publish',
+      route({
+        publish: (job) => processPublish(ctx, job),
+        'delete-remote': (job) => processDeleteRemote(ctx, job),
+      }),
+      { ...common, settings: { backoffStrategy: publishBackoff(deps.backoffBaseMs) } },
+    ),
+    new Worker(
+      'schedule',
+      route({ schedule: (job) => processSchedule(ctx, job), reconcile: () => reconcile(ctx) }),
+      common,
+    ),
+    new Worker(
+      'queue-slot',
+      route({
+        'queue-slot': (job) => processQueueSlot(ctx, job),
+        'queue-plan': (job) => processQueuePlan(ctx, job),
+      }),
+      common,
+    ),
+  ];
+  for (const worker of workers) {
+    // Without an error listener a Redis hiccup would be an unhandled error; payloads are never logged.
+    worker.on('error', (err) => deps.logger.error({ err: err.message, queue: worker.name }, 'worker error'));
+    worker.on('failed', (job, err) =>
+      deps.logger.warn(
+        { queue: worker.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message },
+        'job failed',
+      ),
+    );
+  }
+
+  // The scheduler lives in Redis; re-upserting it regularly restores it after Redis loses its keys.
+  const upsertScheduler = () =>
+    deps.queues.schedule
+      .upsertJobScheduler(
+        'reconcile',
+        { every: deps.reconcileEveryMs },
+        { name: 'reconcile', data: {}, opts: JOBS.reconcile.options },
+      )
+      .catch((err: Error) =>
+        deps.logger.warn({ err: err.message }, 'could not upsert the reconcile scheduler'),
+      );
+  await upsertScheduler();
+  const keeper = setInterval(() => void upsertScheduler(), Math.max(deps.reconcileEveryMs, 5_000));
+  keeper.unref();
+
+  return {
+    context: ctx,
+    workers,
+    reconcileNow: () => reconcile(ctx),
+    async close() {
+      clearInterval(keeper);
+      // Stop taking jobs and let active ones finish (BullMQ waits for them).
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}

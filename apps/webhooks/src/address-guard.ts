@@ -1,0 +1,48 @@
+import { type LookupAddress, lookup } from 'node:dns';
+import { ipLiteralHost, isForbiddenAddress } from '@sps/core';
+
+export class ForbiddenAddressError extends Error {
+  readonly code = 'EFORBIDDENADDRESS';
+}
+
+type TLookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `dns.lookup` replacement for got's `dnsLookup`: resolves the host and refuses loopback, private,
+ * link-local, metadata and other non-public addresses at connect time, so the address that is checked
+ * is the address that is used (no DNS-rebinding gap between a check and the connection).
+ */
+export function guardedLookup(allowPrivate: boolean) {
+  return (
+    hostname: string,
+    options: { all?: boolean } | number | TLookupCallback,
+    callback?: TLookupCallback,
+  ): void => {
+    const cb = (typeof options === 'function' ? options : callback) as TLookupCallback;
+    const opts = typeof options === 'object' ? options : {};
+    lookup(hostname, { all: true, verbatim: true }, (err, addresses) => {
+      if (err) return cb(err, []);
+      const bad = allowPrivate ? undefined : addresses.find((a) => isForbiddenAddress(a.address));
+      if (bad)
+        return cb(new ForbiddenAddressError(`refused: ${hostname} resolves to a non-public address`), []);
+      if (opts.all) return cb(null, addresses);
+      const first = addresses[0];
+      if (!first) return cb(new ForbiddenAddressError(`refused: ${hostname} has no address`), []);
+      cb(null, first.address, first.family);
+    });
+  };
+}
+
+/** IP-literal hosts never reach a lookup function, so they are checked before the request. */
+export function assertDeliverableUrl(url: URL, allowPrivate: boolean): void {
+  if (url.protocol !== 'https:' && !allowPrivate)
+    throw new ForbiddenAddressError('refused: the URL is not HTTPS');
+  const literal = ipLiteralHost(url);
+  if (literal && !allowPrivate && isForbiddenAddress(literal)) {
+    throw new ForbiddenAddressError(`refused: ${literal} is not a public address`);
+  }
+}

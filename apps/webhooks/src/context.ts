@@ -1,0 +1,73 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { TWebhookDeliveryRepository } from '@sps/db';
+import type { TQueues } from '@sps/queue';
+import got, { type Got } from 'got';
+import type { Logger } from 'pino';
+import { guardedLookup } from './address-guard.js';
+import type { TMailer } from './mailer.js';
+
+export interface TWebhooksOptions {
+  encryptionKey: Buffer;
+  /** Delay before each retry; attempts = retries + 1. */
+  retryDelaysMs: number[];
+  timeoutMs: number;
+  allowPrivateUrls: boolean;
+  /** Consecutive failed deliveries that deactivate a webhook. */
+  deactivateAfter: number;
+  concurrency: number;
+  /**
+   * Extra trusted CA for receivers (in-process tests only). Processes trust extra CAs through
+   * `NODE_EXTRA_CA_CERTS`, which Node reads at start-up; an option is the only way inside a running process.
+   */
+  certificateAuthority?: string | Buffer | undefined;
+}
+
+export interface TWebhooksContext {
+  deliveries: TWebhookDeliveryRepository;
+  queues: TQueues;
+  logger: Logger;
+  mailer: TMailer;
+  options: TWebhooksOptions;
+  http: Got;
+  /** Retry delay chosen by the processor for a job that is about to fail, read by the backoff strategy. */
+  nextDelays: Map<string, number>;
+  close(): void;
+}
+
+export function createWebhooksContext(deps: {
+  deliveries: TWebhookDeliveryRepository;
+  queues: TQueues;
+  logger: Logger;
+  mailer: TMailer;
+  options: TWebhooksOptions;
+}): TWebhooksContext {
+  const { options } = deps;
+  const agents = {
+    https: new HttpsAgent({ keepAlive: true, maxSockets: options.concurrency }),
+    http: new HttpAgent({ keepAlive: true, maxSockets: options.concurrency }),
+  };
+  // One POST per attempt: no retries inside got (the queue retries on the spec's schedule), no redirects
+  // followed (a 3xx is a failed attempt), every status returned rather than thrown.
+  const http = got.extend({
+    method: 'POST',
+    timeout: { request: options.timeoutMs },
+    retry: { limit: 0 },
+    followRedirect: false,
+    throwHttpErrors: false,
+    dnsLookup: guardedLookup(options.allowPrivateUrls) as never,
+    agent: agents,
+    ...(options.certificateAuthority
+      ? { https: { certificateAuthority: options.certificateAuthority } }
+      : {}),
+  });
+  return {
+    ...deps,
+    http,
+    nextDelays: new Map(),
+    close() {
+      agents.https.destroy();
+      agents.http.destroy();
+    },
+  };
+}

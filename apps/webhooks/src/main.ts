@@ -1,0 +1,63 @@
+import { createDb, pingDb } from '@sps/db';
+import { createQueues, createWorkerConnection } from '@sps/queue';
+import { pino } from 'pino';
+import { loadEnv } from './env.js';
+import { createMailer } from './mailer.js';
+import { createWebhooksWorker } from './webhooks.js';
+
+// Receivers with a self-signed or private CA are trusted through Node's NODE_EXTRA_CA_CERTS (read at start-up).
+const env = loadEnv();
+const logger = pino({ name: 'webhooks', level: env.LOG_LEVEL });
+const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
+const connection = createWorkerConnection(env.REDIS_URL);
+connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+const queues = createQueues(connection, env.QUEUE_PREFIX);
+
+if (!(await pingDb(db))) logger.warn('PostgreSQL is not answering yet');
+const webhooks = await createWebhooksWorker({
+  db,
+  connection,
+  queues,
+  queuePrefix: env.QUEUE_PREFIX,
+  logger,
+  mailer: createMailer({ smtpUrl: env.SMTP_URL, from: env.SMTP_FROM, logger }),
+  options: {
+    encryptionKey: env.encryptionKey,
+    retryDelaysMs: env.WEBHOOK_RETRY_DELAYS,
+    timeoutMs: env.WEBHOOK_TIMEOUT,
+    allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+    deactivateAfter: 10,
+    concurrency: env.WEBHOOK_CONCURRENCY,
+  },
+  dispatchEveryMs: env.WEBHOOK_DISPATCH_EVERY,
+  reconcileEveryMs: env.WEBHOOK_RECONCILE_EVERY,
+  lockDurationMs: env.WEBHOOK_LOCK_DURATION,
+});
+await webhooks
+  .reconcileNow()
+  .catch((err: Error) => logger.warn({ err: err.message }, 'initial reconcile failed'));
+logger.info(
+  {
+    concurrency: env.WEBHOOK_CONCURRENCY,
+    retries: env.WEBHOOK_RETRY_DELAYS.length,
+    smtp: Boolean(env.SMTP_URL),
+  },
+  'webhooks started',
+);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'webhooks shutting down');
+  const force = setTimeout(() => process.exit(1), env.WEBHOOK_TIMEOUT + 10_000);
+  force.unref();
+  // Worker first (finishes in-flight deliveries), then Redis, then PostgreSQL.
+  await webhooks.close();
+  await queues.close();
+  await connection.quit().catch(() => undefined);
+  await db.$disconnect();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
