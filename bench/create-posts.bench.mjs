@@ -1,0 +1,52 @@
+// POST /v1/posts throughput and latency at 50 connections, next to a bare Express handler doing one
+// Prisma insert of the same row, measured in the same run. `npm run bench:posts` (after `npm run build`).
+import { resolve } from 'node:path';
+import { generateApiKey } from '@sps/core';
+import { createAccountRepository, createDb } from '@sps/db';
+import pg from 'pg';
+import { benchDatabaseUrl, migrate, report, root, run, startServer } from './lib.mjs';
+
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const url = benchDatabaseUrl('sps_bench_posts');
+const admin = new pg.Client({ connectionString: benchDatabaseUrl('postgres') });
+await admin.connect();
+await admin.query('DROP DATABASE IF EXISTS sps_bench_posts WITH (FORCE)');
+await admin.end();
+migrate(url);
+
+const db = createDb(url, { poolMax: 2 });
+const accounts = createAccountRepository(db);
+const account = await accounts.createAccount({ name: 'bench', ownerEmail: 'bench@example.com', plan: 'pro' });
+const key = generateApiKey();
+await accounts.createApiKey(account.id, key);
+await db.$disconnect();
+
+const body = JSON.stringify({
+  content: 'Benchmark post https://example.com/a',
+  platforms: ['twitter', 'bluesky'],
+});
+const env = { DATABASE_URL: url, BENCH_ACCOUNT_ID: account.id, QUEUE_PREFIX: 'sps-bench', DB_POOL_MAX: '10' };
+
+const bare = await startServer(resolve(root, 'bench/servers/bare-insert.mjs'), env);
+const bareResult = await run({ url: `http://127.0.0.1:${bare.port}/posts`, method: 'POST', body, duration });
+bare.stop();
+
+const api = await startServer(resolve(root, 'bench/servers/api.mjs'), env);
+const apiResult = await run({
+  url: `http://127.0.0.1:${api.port}/v1/posts`,
+  method: 'POST',
+  body,
+  headers: { authorization: `Bearer ${key.key}` },
+  duration,
+});
+api.stop();
+
+report(
+  `POST /v1/posts vs bare insert, 50 connections, ${duration}s each (after a 3s warm-up)`,
+  [
+    ['bare express + prisma insert', bareResult],
+    ['POST /v1/posts (full stack)', apiResult],
+  ],
+  [['ratio (api / bare)', apiResult.rps / bareResult.rps]],
+);
+process.exit(0);

@@ -1,0 +1,86 @@
+// Shared bench plumbing: a migrated database of its own, servers in child processes, autocannon runs.
+import { execFileSync, fork } from 'node:child_process';
+import { resolve } from 'node:path';
+import autocannon from 'autocannon';
+
+export const root = resolve(import.meta.dirname, '..');
+
+export function benchDatabaseUrl(name) {
+  const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export function migrate(url) {
+  execFileSync(process.execPath, [resolve(root, 'apps/admin/dist/migrate.js'), 'deploy'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url, INIT_CWD: root },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** Starts `script` as a child process that sends `{port}` once it listens. */
+export function startServer(script, env) {
+  return new Promise((resolvePromise, reject) => {
+    const child = fork(script, [], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', (message) =>
+      resolvePromise({ port: message.port, stop: () => child.kill('SIGTERM') }),
+    );
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+export async function run({
+  url,
+  method = 'GET',
+  headers = {},
+  body,
+  connections = 50,
+  duration = 10,
+  warmup = 3,
+}) {
+  const options = {
+    url,
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    connections,
+  };
+  await autocannon({ ...options, duration: warmup });
+  const result = await autocannon({ ...options, duration });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    total: result.requests.total,
+  };
+}
+
+export function report(title, rows, ratio) {
+  console.log(`\n${title}`);
+  console.log(
+    'name'.padEnd(34),
+    'req/s'.padStart(9),
+    'p50 ms'.padStart(8),
+    'p90 ms'.padStart(8),
+    'p99 ms'.padStart(8),
+    'non2xx'.padStart(7),
+  );
+  for (const [name, r] of rows) {
+    console.log(
+      name.padEnd(34),
+      r.rps.toFixed(0).padStart(9),
+      String(r.p50).padStart(8),
+      String(r.p90).padStart(8),
+      String(r.p99).padStart(8),
+      String(r.non2xx + r.errors).padStart(7),
+    );
+  }
+  for (const [label, value] of ratio) console.log(`${label}: ${value.toFixed(2)}x`);
+}

@@ -1,0 +1,342 @@
+// Publishing throughput and schedule lateness, in one run on one Redis (`npm run bench:publish`, after
+// `npm run build`):
+//   (a) raw BullMQ: a Queue and a Worker (concurrency 50) doing nothing, jobs/s;
+//   (b) end to end: POST /v1/posts/{id}/publish on the real API process, the real publisher process,
+//       one network (twitter) on the simulator answering at once; posts/s from the first publish
+//       request to the last post final; and the ratio to (a) (target >= 0.35x);
+//   (c) schedule lateness: posts due over one window, each post's lateness = when it left `scheduled`
+//       (the schedule job's `lateMs`) minus its due time; p50/p90/p99/max (target p99 < 1 s).
+// Scale with BENCH_RAW_JOBS, BENCH_POSTS, BENCH_SCHEDULE_POSTS, BENCH_SCHEDULE_WINDOW (e.g. 10s),
+// BENCH_SCHEDULE_LEAD, BENCH_HTTP_CONNECTIONS, PUBLISH_CONCURRENCY, BENCH_PUBLISHER_DB_POOL.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { generateApiKey, parseDuration, secretBox } from '@sps/core';
+import { createAccountRepository, createDb, createSocialAccountRepository } from '@sps/db';
+import { bullPrefix, JOBS } from '@sps/queue';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { benchDatabaseUrl, migrate, root, startServer } from './lib.mjs';
+
+const int = (name, fallback) => Number(process.env[name] ?? fallback);
+const duration = (name, fallback) => {
+  const raw = process.env[name] ?? fallback;
+  return /^\d+$/.test(raw) ? Number(raw) * 1000 : parseDuration(raw);
+};
+const RAW_JOBS = int('BENCH_RAW_JOBS', 20_000);
+const POSTS = int('BENCH_POSTS', 2_000);
+const SCHEDULE_POSTS = int('BENCH_SCHEDULE_POSTS', 1_000);
+const SCHEDULE_WINDOW = duration('BENCH_SCHEDULE_WINDOW', '60s');
+const SCHEDULE_LEAD = duration('BENCH_SCHEDULE_LEAD', '10s');
+const CONNECTIONS = int('BENCH_HTTP_CONNECTIONS', 50);
+const CONCURRENCY = int('PUBLISH_CONCURRENCY', 50);
+const PUBLISHER_DB_POOL = int('BENCH_PUBLISHER_DB_POOL', 10);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `sps-bench-publish-${randomBytes(3).toString('hex')}`;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const children = [];
+
+/** Runs `task(i)` for i in [0, n) with `width` in flight. */
+async function pool(n, width, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) {
+        const i = next;
+        next += 1;
+        await task(i);
+      }
+    }),
+  );
+}
+
+function percentile(sorted, q) {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/** The publisher as the service runs it (`node apps/publisher/dist/main.js`); resolves once it started. */
+function startPublisher(env) {
+  return new Promise((resolvePromise, reject) => {
+    // BENCH_PUBLISHER_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the publisher.
+    const nodeArgs = (process.env.BENCH_PUBLISHER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, resolve(root, 'apps/publisher/dist/main.js')], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    let buffered = '';
+    child.stdout.on('data', (chunk) => {
+      if (buffered === null) return;
+      buffered += chunk.toString();
+      if (buffered.includes('"publisher started"')) {
+        buffered = null;
+        resolvePromise(child);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`publisher exited with ${code}`)));
+  });
+}
+
+async function stopAll() {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            done();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+// ---- database, account, API key, connected twitter account ------------------------------------
+const dbName = 'sps_bench_publish';
+const url = benchDatabaseUrl(dbName);
+{
+  const admin = new pg.Client({ connectionString: benchDatabaseUrl('postgres') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+}
+migrate(url);
+const db = createDb(url, { poolMax: 2 });
+const accounts = createAccountRepository(db);
+const account = await accounts.createAccount({ name: 'bench', ownerEmail: 'bench@example.com', plan: 'pro' });
+const key = generateApiKey();
+await accounts.createApiKey(account.id, key);
+// Child processes run without ENCRYPTION_KEY, so they use the development key this token is sealed with.
+await createSocialAccountRepository(db).connect({
+  accountId: account.id,
+  platform: 'twitter',
+  accountName: 'bench',
+  externalId: null,
+  instanceUrl: null,
+  credentialsEncrypted: secretBox.seal(
+    JSON.stringify({ token: 'bench-token' }),
+    secretBox.developmentKey('local'),
+  ),
+});
+await db.$disconnect();
+
+const sql = new pg.Client({ connectionString: url });
+await sql.connect();
+const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+
+// Throughput, not the API's per-key limits (bench:limits measures those).
+const childEnv = {
+  ...process.env,
+  DATABASE_URL: url,
+  REDIS_URL,
+  QUEUE_PREFIX: PREFIX,
+  LOG_LEVEL: 'silent',
+  RATE_LIMITS: 'off',
+};
+delete childEnv.ENCRYPTION_KEY;
+// Children never outlive the bench, whatever happens.
+const stops = [];
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const stop of stops) stop();
+});
+const simServer = await startServer(resolve(root, 'bench/servers/network-sim.mjs'), childEnv);
+stops.push(simServer.stop);
+const simUrl = `http://127.0.0.1:${simServer.port}`;
+const api = await startServer(resolve(root, 'bench/servers/api.mjs'), childEnv);
+stops.push(api.stop);
+const apiUrl = `http://127.0.0.1:${api.port}`;
+const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
+
+async function call(method, path, body) {
+  const res = await fetch(`${apiUrl}${path}`, {
+    method,
+    headers,
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+// ---- (a) raw BullMQ no-op throughput -------------------------------------------------------------
+async function rawBullmq(n) {
+  const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const prefix = bullPrefix(`${PREFIX}-raw`);
+  const queue = new Queue('noop', { connection, prefix });
+  let completed = 0;
+  let finished;
+  const allDone = new Promise((r) => {
+    finished = r;
+  });
+  const worker = new Worker('noop', async () => undefined, { connection, prefix, concurrency: 50 });
+  worker.on('completed', () => {
+    completed += 1;
+    if (completed === n) finished();
+  });
+  await worker.waitUntilReady();
+  // Same shape as the publish path: one add per job from concurrent producers (the API's requests),
+  // with the publish job's options, while the worker drains.
+  const started = performance.now();
+  await pool(n, CONNECTIONS, (i) =>
+    queue.add('noop', { i }, { jobId: `noop-${i}`, removeOnComplete: JOBS.publish.options.removeOnComplete }),
+  );
+  await allDone;
+  const seconds = (performance.now() - started) / 1000;
+  await worker.close();
+  await queue.close();
+  await connection.quit();
+  return { count: n, seconds, perSecond: n / seconds };
+}
+
+const raw = await rawBullmq(RAW_JOBS);
+
+// ---- (b) end-to-end publish throughput -----------------------------------------------------------
+await startPublisher({
+  ...childEnv,
+  LOG_LEVEL: 'info',
+  PUBLISH_CONCURRENCY: String(CONCURRENCY),
+  DB_POOL_MAX: String(PUBLISHER_DB_POOL),
+  NETWORK_TWITTER_BASE_URL: `${simUrl}/twitter`,
+  NETWORK_TIMEOUT: '10s',
+});
+
+async function waitFinal(ids, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sql.query(
+      `SELECT count(*) FILTER (WHERE status IN ('published', 'failed'))::int AS final,
+              count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              max(updated_at) AS last
+       FROM posts WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    const row = rows[0];
+    if (row.final === ids.length) return { failed: row.failed, last: row.last.getTime() };
+    if (Date.now() > deadline)
+      throw new Error(`only ${row.final}/${ids.length} posts final after ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
+const drafts = new Array(POSTS);
+await pool(POSTS, CONNECTIONS, async (i) => {
+  drafts[i] = (
+    await call('POST', '/v1/posts', {
+      content: `Bench post ${i} https://example.com/${i}`,
+      platforms: ['twitter'],
+    })
+  ).id;
+});
+const publishStarted = Date.now();
+await pool(POSTS, CONNECTIONS, (i) => call('POST', `/v1/posts/${drafts[i]}/publish`));
+const requestsDone = Date.now();
+const e2eFinal = await waitFinal(drafts, 300_000);
+const e2eSeconds = (e2eFinal.last - publishStarted) / 1000;
+const e2e = { count: POSTS, seconds: e2eSeconds, perSecond: POSTS / e2eSeconds };
+
+// ---- (c) schedule lateness -------------------------------------------------------------------------
+const firstDue = Date.now() + SCHEDULE_LEAD;
+const dueOf = (i) => new Date(firstDue + Math.floor((i * SCHEDULE_WINDOW) / SCHEDULE_POSTS));
+const scheduled = new Array(SCHEDULE_POSTS);
+// In due order, so each post exists well before its time.
+await pool(SCHEDULE_POSTS, CONNECTIONS, async (i) => {
+  scheduled[i] = (
+    await call('POST', '/v1/posts', {
+      content: `Scheduled bench post ${i}`,
+      platforms: ['twitter'],
+      scheduled_for: dueOf(i).toISOString(),
+    })
+  ).id;
+});
+const createdAllBy = Date.now();
+if (createdAllBy > firstDue) {
+  console.warn(
+    `warning: scheduling took ${createdAllBy - firstDue + SCHEDULE_LEAD} ms, longer than the lead; raise BENCH_SCHEDULE_LEAD`,
+  );
+}
+const scheduleFinal = await waitFinal(scheduled, SCHEDULE_LEAD + SCHEDULE_WINDOW + 120_000);
+
+const scheduleQueue = new Queue('schedule', { connection: redis, prefix: bullPrefix(PREFIX) });
+const leftScheduled = [];
+const missing = [];
+for (let i = 0; i < SCHEDULE_POSTS; i += 1) {
+  const due = dueOf(i).getTime();
+  const job = await scheduleQueue.getJob(JOBS.schedule.jobId({ postId: scheduled[i], dueAt: due }));
+  const late = job?.returnvalue?.lateMs ?? (job?.processedOn ? job.processedOn - due : undefined);
+  if (late === undefined) missing.push(scheduled[i]);
+  else leftScheduled.push(late);
+}
+const { rows: publishedRows } = await sql.query(
+  `SELECT extract(epoch FROM (published_at - scheduled_for)) * 1000 AS late FROM posts WHERE id = ANY($1::uuid[]) AND published_at IS NOT NULL`,
+  [scheduled],
+);
+const publishedLate = publishedRows.map((r) => Number(r.late));
+await scheduleQueue.close();
+
+// ---- report ----------------------------------------------------------------------------------------
+const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+console.log(
+  `\nPublish throughput: one network (twitter), simulator answering at once, publisher PUBLISH_CONCURRENCY=${CONCURRENCY}, ${CONNECTIONS} HTTP connections`,
+);
+console.log('name'.padEnd(52), 'count'.padStart(7), 'seconds'.padStart(9), 'per s'.padStart(9));
+for (const [name, r] of [
+  ['raw BullMQ no-op jobs (add + process, concurrency 50)', raw],
+  ['end-to-end publish (first request -> all final)', e2e],
+]) {
+  console.log(
+    name.padEnd(52),
+    String(r.count).padStart(7),
+    fmt(r.seconds, 2).padStart(9),
+    fmt(r.perSecond).padStart(9),
+  );
+}
+console.log(
+  `publish requests answered in ${fmt((requestsDone - publishStarted) / 1000, 2)} s; ${e2eFinal.failed} posts failed`,
+);
+console.log(`ratio (end-to-end / raw BullMQ): ${fmt(e2e.perSecond / raw.perSecond, 2)}x (target >= 0.35x)`);
+
+const row = (label, values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  console.log(
+    label.padEnd(40),
+    ...[0.5, 0.9, 0.99].map((q) => fmt(percentile(sorted, q)).padStart(7)),
+    fmt(sorted.at(-1)).padStart(7),
+    String(sorted.length).padStart(6),
+  );
+};
+console.log(
+  `\nSchedule lateness: ${SCHEDULE_POSTS} posts due over ${SCHEDULE_WINDOW / 1000} s (ms after the due time)`,
+);
+console.log(
+  'measure'.padEnd(40),
+  'p50'.padStart(7),
+  'p90'.padStart(7),
+  'p99'.padStart(7),
+  'max'.padStart(7),
+  'posts'.padStart(6),
+);
+row('left `scheduled` (publish job queued)', leftScheduled);
+row('published on the network', publishedLate);
+console.log(
+  `${scheduleFinal.failed} scheduled posts failed; ${missing.length} without a schedule job record; target p99 < 1000 ms`,
+);
+
+await stopAll();
+api.stop();
+simServer.stop();
+stops.length = 0;
+await sql.end();
+const keys = await redis.keys(`*${PREFIX}*`);
+for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
+await redis.quit();
+// Give the API and simulator a moment to exit on their SIGTERM.
+await sleep(1_000);
+process.exit(0);
