@@ -50,21 +50,30 @@ describe('MCP server (POST /mcp)', () => {
         'approve_post',
         'create_post',
         'create_preset',
+        'create_webhook',
         'delete_post',
+        'delete_webhook',
         'get_post',
         'get_queue_settings',
+        'get_webhook',
         'list_accounts',
         'list_posts',
         'list_presets',
+        'list_webhook_deliveries',
+        'list_webhooks',
         'publish_post',
         'retry_post',
+        'retry_webhook_delivery',
         'update_post',
         'update_queue_settings',
+        'update_webhook',
       ]),
     );
     const create = (await c.listTools()).tools.find((t) => t.name === 'create_post');
     expect(create?.description).toContain('280');
     expect(JSON.stringify(create?.inputSchema)).toContain('"maxItems":24');
+    const publish = (await c.listTools()).tools.find((t) => t.name === 'publish_post');
+    expect(publish?.description).toContain('hourly publish limit');
     await c.close();
   });
 
@@ -174,6 +183,31 @@ describe('MCP server (POST /mcp)', () => {
     const body = JSON.parse((resource.contents[0] as { text: string }).text);
     expect(body.queued).toHaveLength(1);
     expect(body.settings.intervalHours).toBe(4);
+    // The next free slots come after the queued post's slot, 4 hours apart within the window.
+    expect(body.next_free_slots).toHaveLength(5);
+    const firstFree = Date.parse(body.next_free_slots[0]);
+    expect(firstFree).toBeGreaterThan(Date.parse(body.queued[0].expected_slot));
+    await c.close();
+  });
+
+  it('sets, checks and removes a poll through update_post', async () => {
+    const { apiKey } = await api.account('pro');
+    const c = await client(apiKey);
+    const created = await call(c, 'create_post', { content: 'poll later', platforms: ['mastodon'] });
+    const id = created.structuredContent?.id as string;
+    const poll = { options: ['yes', 'no'], durationMinutes: 60 };
+    const withPoll = await call(c, 'update_post', { id, poll });
+    expect(withPoll.isError).toBeFalsy();
+    expect(withPoll.structuredContent?.poll).toMatchObject({ options: ['yes', 'no'] });
+    // The post as it would be is checked: a network without polls is refused while the poll stays.
+    const bluesky = await call(c, 'update_post', { id, platforms: ['bluesky'] });
+    expect(bluesky.isError).toBe(true);
+    expect(bluesky.structuredContent?.details).toMatchObject({ issues: [{ field: 'poll' }] });
+    expect(bluesky.structuredContent?.fix).toEqual(expect.any(String));
+    const removed = await call(c, 'update_post', { id, poll: null, platforms: ['bluesky'] });
+    expect(removed.isError).toBeFalsy();
+    expect(removed.structuredContent?.poll).toBeNull();
+    expect(removed.structuredContent?.platforms).toEqual(['bluesky']);
     await c.close();
   });
 });

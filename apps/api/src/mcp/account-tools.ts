@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   AppError,
+  nextQueueSlots,
   parseCreatePresetB,
   parseQueueSettings,
   planQueue,
@@ -21,6 +22,9 @@ export interface TAccountToolDeps {
   settings: TSettingsRepository;
   posts: TPostService;
 }
+
+/** How many upcoming free slots the queue-schedule resource lists. */
+const NEXT_FREE_SLOTS = 5;
 
 export function registerAccountTools(server: McpServer, deps: TAccountToolDeps): void {
   const { accountId } = deps.auth;
@@ -93,7 +97,7 @@ export function registerAccountTools(server: McpServer, deps: TAccountToolDeps):
     {
       title: 'Queue schedule',
       description:
-        'The interval queue settings and the slot each queued post is expected to publish in, oldest first.',
+        'The interval queue settings, the slot each queued post is expected to publish in (oldest first), and the next free slots a newly queued post would take.',
       mimeType: 'application/json',
     },
     async (uri) => {
@@ -101,11 +105,14 @@ export function registerAccountTools(server: McpServer, deps: TAccountToolDeps):
       const queued = (await deps.posts.listAll(accountId, 'queued')).sort(
         (a, b) => (a.queuedAt?.getTime() ?? 0) - (b.queuedAt?.getTime() ?? 0),
       );
+      const now = new Date();
       const plan = planQueue(
         settings,
-        new Date(),
+        now,
         queued.map((p) => p.id),
       );
+      // The slots after the queued posts' ones: where the next queue_status "queued" posts would land.
+      const free = nextQueueSlots(settings, now, queued.length + NEXT_FREE_SLOTS).slice(queued.length);
       const body = {
         settings,
         queued: plan.map((slot) => ({
@@ -113,6 +120,7 @@ export function registerAccountTools(server: McpServer, deps: TAccountToolDeps):
           expected_slot: slot.slot.toISOString(),
           content: queued.find((p) => p.id === slot.postId)?.content.slice(0, 80) ?? '',
         })),
+        next_free_slots: free.map((slot) => slot.toISOString()),
         waiting_without_slot: settings.enabled ? 0 : queued.length,
       };
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };

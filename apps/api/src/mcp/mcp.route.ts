@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AppError } from '@sps/core';
 import type { TSettingsRepository } from '@sps/db';
 import { type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
@@ -10,8 +12,12 @@ import { jsonBody } from '../http/json-body.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
+import type { TWebhookService } from '../services/webhook-service.js';
 import { registerAccountTools } from './account-tools.js';
+import { limitPerMessage } from './call-limits.js';
 import { registerPostTools } from './post-tools.js';
+import { toolError } from './tool-result.js';
+import { registerWebhookTools } from './webhook-tools.js';
 
 export interface TMcpDeps {
   verifier: ApiKeyVerifier;
@@ -19,10 +25,31 @@ export interface TMcpDeps {
   publishing: TPublishService;
   accounts: TAccountService;
   settings: TSettingsRepository;
+  webhooks: TWebhookService;
   logger: Logger;
   bodyLimit: string;
-  /** Extra middleware after authentication (rate limits), shared with Variant B. */
+  /**
+   * Variant B's per-key rate limiters (the same counters as /v1). Each JSON-RPC message is run through
+   * them as the REST request it stands for: publishing tools as `POST /posts/{id}/publish`, the rest as
+   * any other request (see call-limits.ts).
+   */
   limits?: RequestHandler[];
+}
+
+const SCHEMA_FIX =
+  'Correct the arguments: tools/list gives each tool its input schema with every field, type and limit; unknown tool names are refused too.';
+
+/**
+ * The SDK answers arguments that fail a tool's input schema (and unknown tools) itself, with a bare
+ * message; this gives those tool errors the same body and a fix. `createToolError` is not public API,
+ * so mcp-limits.test.ts checks that a schema failure still carries the fix after an SDK upgrade.
+ */
+function withSchemaFix(server: McpServer): void {
+  (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = (message) =>
+    // "MCP error -32602: " is the JSON-RPC code of the SDK's internal error, noise to an agent.
+    toolError(
+      new AppError('validation_error', message.replace(/^MCP error -?\d+: /, ''), { fix: SCHEMA_FIX }),
+    );
 }
 
 /**
@@ -33,8 +60,10 @@ export interface TMcpDeps {
 export function mcpRouter(deps: TMcpDeps): Router {
   const router = Router();
   router.use(authenticate(deps.verifier, { allowXApiKey: false }));
-  for (const limit of deps.limits ?? []) router.use(limit);
+  // Limits run per message, so they need the body: a publish call and a list call count in different
+  // windows, and a batch counts each of its calls.
   router.use(jsonBody(deps.bodyLimit));
+  router.use(limitPerMessage(deps.limits ?? []));
 
   router.post('/', async (req, res) => {
     const auth = authOf(req);
@@ -42,9 +71,10 @@ export function mcpRouter(deps: TMcpDeps): Router {
       { name: 'social-post-service', version: '1.0.0' },
       {
         instructions:
-          'Create, thread, schedule, queue, publish and retry social posts for the authenticated account.',
+          'Create, thread, schedule, queue, publish and retry social posts for the authenticated account; manage its queue settings, presets and webhooks. Errors come back as tool errors with a fix.',
       },
     );
+    withSchemaFix(server);
     registerPostTools(server, { auth, posts: deps.posts, publishing: deps.publishing });
     registerAccountTools(server, {
       auth,
@@ -52,6 +82,7 @@ export function mcpRouter(deps: TMcpDeps): Router {
       settings: deps.settings,
       posts: deps.posts,
     });
+    registerWebhookTools(server, { auth, webhooks: deps.webhooks });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

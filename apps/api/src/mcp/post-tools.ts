@@ -40,36 +40,47 @@ const ZQueueStatus = z
   .describe(
     '"queued" puts the post in the account interval queue; "pending" waits for approve_post first. Not with scheduled_for.',
   );
-const ZPoll = ZPollA.optional().describe(
-  'A poll on the main post: 2 to 4 options of at most 25 characters, 5 to 10080 minutes. twitter and mastodon only, not with media.',
-);
+const POLL_RULES =
+  'A poll on the main post: options (2 to 4, each 1 to 25 characters) and durationMinutes (5 to 10080). twitter and mastodon only, not with media.';
+const ZPoll = ZPollA.optional().describe(POLL_RULES);
+const ZPollUpdate = ZPollA.nullable().optional().describe(`${POLL_RULES} null removes the poll.`);
+const PUBLISH_LIMITS =
+  'Needs an active plan (plan "none" is refused). Each call counts against the API key\'s hourly publish limit, shared with POST /v1/posts/{id}/publish (free 10, starter 60, pro 300 by default); a post to twitter also uses one unit of the monthly twitter allowance of the plan.';
 
 const POLL_PLATFORMS = new Set(['twitter', 'mastodon']);
 
-/** Applies the A-only options (queue, poll) with Variant A's rules. */
+/**
+ * Applies the A-only options (queue, poll) with Variant A's rules. On update (`current` given) the poll
+ * rules are checked on the post as it will be, so adding media or a network to a post with a poll is
+ * refused as well as adding a poll to a post with media.
+ */
 function withQueueAndPoll(
   changes: TPostChanges,
   queueStatus: 'queued' | 'pending' | undefined,
   poll: unknown,
+  current?: TPostRecord,
 ): TPostChanges {
   const issues = [];
   if (queueStatus && changes.scheduledFor)
     issues.push({ field: 'queue_status', message: 'cannot be combined with scheduled_for' });
-  const parsedPoll = poll === undefined ? undefined : ZPollA.parse(poll);
-  if (parsedPoll) {
-    const unsupported = (changes.platforms ?? []).filter((p) => !POLL_PLATFORMS.has(p));
+  const parsedPoll = poll === undefined || poll === null ? poll : ZPollA.parse(poll);
+  const effectivePoll = parsedPoll !== undefined ? parsedPoll : (current?.poll ?? null);
+  if (effectivePoll) {
+    const platforms = changes.platforms ?? current?.platforms ?? [];
+    const media = changes.media !== undefined ? changes.media : (current?.media ?? null);
+    const unsupported = platforms.filter((p) => !POLL_PLATFORMS.has(p));
     if (unsupported.length > 0)
       issues.push({
         field: 'poll',
         message: `is supported on twitter and mastodon only, not on ${unsupported.join(', ')}`,
       });
-    if (changes.media) issues.push({ field: 'poll', message: 'cannot be combined with media' });
+    if (media) issues.push({ field: 'poll', message: 'cannot be combined with media' });
   }
   if (issues.length > 0) throw validationError(issues);
   return {
     ...changes,
     ...(queueStatus ? { queueState: queueStatus } : {}),
-    ...(parsedPoll ? { poll: parsedPoll } : {}),
+    ...(parsedPoll !== undefined ? { poll: parsedPoll } : {}),
   };
 }
 
@@ -135,16 +146,18 @@ export function registerPostTools(server: McpServer, deps: TPostToolDeps): void 
     'update_post',
     {
       title: 'Update a post',
-      description: `Changes only the given fields of a draft, scheduled or failed post. segments: [] makes it a single post; scheduled_for: null unschedules (draft). ${LIMITS}`,
-      inputSchema: { id: ZId, ...ZUpdatePostB.shape, queue_status: ZQueueStatus },
+      description: `Changes only the given fields of a draft, scheduled or failed post. segments: [] makes it a single post; scheduled_for: null unschedules (draft); poll: null removes the poll. ${LIMITS}`,
+      inputSchema: { id: ZId, ...ZUpdatePostB.shape, queue_status: ZQueueStatus, poll: ZPollUpdate },
     },
     (args) =>
       run(async () => {
-        const { id, queue_status, ...rest } = asJson(args) as Record<string, unknown> & {
+        const { id, queue_status, poll, ...rest } = asJson(args) as Record<string, unknown> & {
           id: string;
           queue_status?: 'queued' | 'pending';
         };
-        const changes = withQueueAndPoll(parseUpdatePostB(rest, new Date()), queue_status, undefined);
+        // Like PUT /v1/posts/{id}: an unknown id is not_found before any validation.
+        const current = await posts.get(accountId, id);
+        const changes = withQueueAndPoll(parseUpdatePostB(rest, new Date()), queue_status, poll, current);
         return presentPostMcp(await posts.update(accountId, id, changes));
       }),
   );
@@ -176,14 +189,15 @@ export function registerPostTools(server: McpServer, deps: TPostToolDeps): void 
     'publish_post',
     {
       title: 'Publish a post now',
-      description:
-        'Publishes a draft or scheduled post to its networks. Without wait it answers at once with status "publishing" (poll get_post); with wait it waits (bounded) for the per-network results. Fails when the text is over a network limit or a network has no connected account.',
+      description: `Publishes a draft or scheduled post to its networks. Without wait it answers at once with status "publishing" (poll get_post); with wait it waits (bounded) for the per-network results. Fails when the text is over a network limit or a network has no connected account. ${PUBLISH_LIMITS}`,
       inputSchema: { id: ZId, wait: z.boolean().optional().describe('Wait for the outcome, default false.') },
     },
     (args) =>
       run(async () => {
+        // The plan and twitter allowance checks of the REST publish (Variant A); the hourly publish limit
+        // was counted before the call reached here (call-limits.ts).
         requireActivePlan(auth);
-        const started = await publishing.start(accountId, args.id, ['draft', 'scheduled'], 'B');
+        const started = await publishing.start(accountId, args.id, ['draft', 'scheduled'], 'B', auth.plan);
         const post = args.wait
           ? await publishing.waitForOutcome(accountId, args.id, started.attempt)
           : started.post;
@@ -195,14 +209,13 @@ export function registerPostTools(server: McpServer, deps: TPostToolDeps): void 
     'retry_post',
     {
       title: 'Retry failed networks',
-      description:
-        'Publishes again only to the networks that failed (or whose outcome is unknown) and waits for the results.',
+      description: `Publishes again only to the networks that failed (or whose outcome is unknown) and waits for the results. ${PUBLISH_LIMITS}`,
       inputSchema: { id: ZId },
     },
     (args) =>
       run(async () => {
         requireActivePlan(auth);
-        const started = await publishing.retry(accountId, args.id);
+        const started = await publishing.retry(accountId, args.id, auth.plan);
         return presentPostMcp(await publishing.waitForOutcome(accountId, args.id, started.attempt));
       }),
   );
