@@ -19,6 +19,7 @@ import type { TApiEnv } from './env.js';
 import { ApiKeyVerifier } from './http/auth.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { mcpRouter } from './mcp/mcp.route.js';
+import { openApiRouter } from './openapi/openapi.route.js';
 import { adminAuth } from './ops/admin-auth.js';
 import { bullBoardRouter } from './ops/bull-board.js';
 import { createApiMetrics, type TApiMetrics } from './ops/metrics.js';
@@ -109,6 +110,8 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     app.use('/admin/queues', adminAuth(env.ADMIN_TOKEN), bullBoardRouter(queues, '/admin/queues'));
   }
 
+  // The API description and its docs page: public, before any authentication.
+  app.use(openApiRouter());
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -137,9 +140,11 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       publishing,
       accounts,
       settings,
+      webhooks,
       logger,
       bodyLimit: env.BODY_LIMIT,
-      // MCP calls count against the key's per-minute tier limit, like Variant B requests.
+      // MCP messages count against the key's Variant B limits: publishing tools the hourly publish limit,
+      // everything else the per-minute limit.
       limits: [rateLimits.perKeyB],
     }),
   );

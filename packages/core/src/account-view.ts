@@ -1,4 +1,5 @@
-import type { TPlatform } from './platforms.js';
+import { z } from 'zod';
+import { PLATFORMS, type TPlatform } from './platforms.js';
 
 /** A connected social account as presenters read it (credentials never leave the repository). */
 export interface TSocialAccountRecord {
@@ -41,3 +42,28 @@ export function presentAccountB(account: TSocialAccountRecord) {
     updated_at: account.updatedAt.toISOString(),
   };
 }
+
+// Response schemas (OpenAPI): the shapes the presenters above return, checked against them at compile time.
+
+export const ZAccountViewA = z.object({
+  id: z.string(),
+  platform: z.enum(PLATFORMS),
+  accountName: z.string(),
+  needsReauth: z.boolean(),
+});
+presentAccountA satisfies (account: TSocialAccountRecord) => z.output<typeof ZAccountViewA>;
+
+export const ZAccountViewB = z.object({
+  id: z.string(),
+  platform: z.enum(PLATFORMS),
+  account_name: z.string(),
+  external_id: z.string().nullable(),
+  instance_url: z.string().nullable(),
+  is_active: z.boolean(),
+  needs_reauth: z.boolean(),
+  connected_at: z.iso.datetime(),
+  disconnected_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+presentAccountB satisfies (account: TSocialAccountRecord) => z.output<typeof ZAccountViewB>;

@@ -2,26 +2,28 @@
  * Semantic error codes. Each variant maps a code to its own status and body (e.g. `post_not_editable`
  * is 400 in Variant A and 409 in Variant B), so services never choose HTTP statuses.
  */
-export type TErrorCode =
-  | 'validation_error'
-  | 'malformed_json'
-  | 'payload_too_large'
-  | 'unauthorized'
-  | 'plan_required'
-  | 'quota_exceeded'
-  | 'not_found'
-  | 'conflict'
-  | 'post_not_editable'
-  | 'post_not_publishable'
-  | 'post_not_pending'
-  | 'nothing_to_retry'
-  | 'content_too_long'
-  | 'media_not_supported'
-  | 'no_connected_account'
-  | 'network_unavailable'
-  | 'rate_limited'
-  | 'service_unavailable'
-  | 'internal_error';
+export const ERROR_CODES = [
+  'validation_error',
+  'malformed_json',
+  'payload_too_large',
+  'unauthorized',
+  'plan_required',
+  'quota_exceeded',
+  'not_found',
+  'conflict',
+  'post_not_editable',
+  'post_not_publishable',
+  'post_not_pending',
+  'nothing_to_retry',
+  'content_too_long',
+  'media_not_supported',
+  'no_connected_account',
+  'network_unavailable',
+  'rate_limited',
+  'service_unavailable',
+  'internal_error',
+] as const;
+export type TErrorCode = (typeof ERROR_CODES)[number];
 
 /** A field that failed validation, named as the caller spelled it (`scheduledFor`, `segments.2.content`). */
 export interface TFieldIssue {

@@ -19,6 +19,28 @@ export const ZBooleanFlag = z
   .default('false')
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** `true`/`false` (1/0, yes/no); unset or empty stays `undefined` so the app can pick its own default. */
+export const ZOptionalBooleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v === 'true' || v === '1' || v === 'yes'));
+
+/** A TCP port for a worker's metrics and health server; `0` turns the server off. */
+export function zMetricsPort(defaultPort: number) {
+  return z.coerce.number().int().min(0).max(65535).default(defaultPort);
+}
+
+/**
+ * Human-readable logs (pino-pretty) instead of JSON lines: `LOG_PRETTY` when set, else in development
+ * when stdout is a terminal (a pipe or a log collector always gets JSON).
+ */
+export function wantsPrettyLogs(
+  env: { NODE_ENV: string; LOG_PRETTY?: boolean | undefined },
+  stdoutIsTty: boolean,
+): boolean {
+  return env.LOG_PRETTY ?? (env.NODE_ENV === 'development' && stdoutIsTty);
+}
+
 export const ZCommonEnv = z.object({
   NODE_ENV: z.string().default('development'),
   DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/social_posts'),
@@ -28,6 +50,8 @@ export const ZCommonEnv = z.object({
     .regex(/^[A-Za-z0-9_{}-]+$/, 'letters, digits, _ - { } only')
     .default('sps'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `true`: pretty logs (pino-pretty); `false`: JSON lines; unset: pretty only in development on a terminal. */
+  LOG_PRETTY: ZOptionalBooleanFlag,
   /** 32 bytes (hex or base64) sealing social tokens and webhook secrets. Required in production. */
   ENCRYPTION_KEY: z.string().optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),

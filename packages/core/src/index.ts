@@ -4,6 +4,7 @@ export * from './api-key.js';
 export * from './app-error.js';
 export * from './duration.js';
 export * from './env-schema.js';
+export * from './error-body.js';
 export * from './media-rules.js';
 export * from './platforms.js';
 export * from './post-input-a.js';

@@ -195,7 +195,8 @@ export function parseCreatePostA(body: unknown, now: Date): TPostChanges {
   };
 }
 
-const ZListStatusA = z.enum(['queued', 'pending'], { error: 'must be queued or pending' });
+/** GET /api/posts `status` query (optional). */
+export const ZListStatusA = z.enum(['queued', 'pending'], { error: 'must be queued or pending' });
 
 export function parseListQueryA(query: Record<string, unknown>): {
   queueState: 'queued' | 'pending' | undefined;
@@ -206,12 +207,18 @@ export function parseListQueryA(query: Record<string, unknown>): {
   return { queueState: result.data };
 }
 
-/** `deleteFromPlatforms` query flag, default true. */
+/** `deleteFromPlatforms` query flag of DELETE /api/posts/{id}: `true`/`false` (or 1/0); empty or omitted is true. */
+export const ZDeleteFromPlatforms = z
+  .enum(['true', 'false', '1', '0'])
+  .meta({ description: 'Also delete the published copies where the network allows it. Default true.' });
+
 export function parseDeleteFromPlatforms(value: unknown): boolean {
   if (value === undefined || value === '') return true;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw new AppError('validation_error', 'deleteFromPlatforms: must be true or false', {
-    issues: [{ field: 'deleteFromPlatforms', message: 'must be true or false' }],
-  });
+  const parsed = ZDeleteFromPlatforms.safeParse(value);
+  if (!parsed.success) {
+    throw new AppError('validation_error', 'deleteFromPlatforms: must be true or false', {
+      issues: [{ field: 'deleteFromPlatforms', message: 'must be true or false' }],
+    });
+  }
+  return parsed.data === 'true' || parsed.data === '1';
 }

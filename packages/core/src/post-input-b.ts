@@ -171,7 +171,8 @@ export function parseUpdatePostB(body: unknown, now: Date): TPostChanges {
 
 export const LIST_STATUSES_B = ['draft', 'scheduled', 'publishing', 'published', 'failed'] as const;
 
-const ZListQueryB = z.object({
+/** GET /v1/posts query. */
+export const ZListQueryB = z.object({
   status: z.enum(LIST_STATUSES_B, { error: `must be one of ${LIST_STATUSES_B.join(', ')}` }).optional(),
   limit: z.coerce
     .number({ error: 'must be an integer from 1 to 100' })

@@ -1,4 +1,7 @@
+import { z } from 'zod';
+import { PLATFORMS } from './platforms.js';
 import type { TMedia, TPostRecord, TTargetRecord } from './post-model.js';
+import { QUEUE_STATES } from './post-state.js';
 
 export type TPlatformPostIdA = { id: string; url: string } | { error: string };
 
@@ -53,3 +56,40 @@ export function presentPublishResultA(target: TTargetRecord) {
     ...(!success && target.error ? { error: target.error } : {}),
   };
 }
+
+// Response schemas (OpenAPI): the shapes the presenters above return, checked against them at compile time
+// (`satisfies` below) and against real responses in apps/api/test/openapi.test.ts.
+
+const ZMediaViewA = z.object({ url: z.string(), altText: z.string().optional() });
+
+export const ZPlatformPostIdA = z.union([
+  z.object({ id: z.string(), url: z.string() }),
+  z.object({ error: z.string() }),
+]);
+
+export const ZPostViewA = z.object({
+  id: z.string().meta({ description: 'Post identifier (a UUID).' }),
+  content: z.string(),
+  platforms: z.array(z.enum(PLATFORMS)),
+  scheduledFor: z.iso.datetime().nullable(),
+  published: z.boolean().meta({ description: 'True once published.' }),
+  queueStatus: z.enum(QUEUE_STATES).nullable(),
+  platformPostIds: z
+    .partialRecord(z.enum(PLATFORMS), ZPlatformPostIdA)
+    .nullable()
+    .meta({ description: 'Per network: an id and url, or an error.' }),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  mediaUrls: z.array(ZMediaViewA),
+  segments: z.array(z.object({ content: z.string(), mediaUrls: z.array(ZMediaViewA) })),
+  poll: z.object({ options: z.array(z.string()), durationMinutes: z.int() }).nullable(),
+});
+presentPostA satisfies (post: TPostRecord) => z.output<typeof ZPostViewA>;
+
+export const ZPublishResultA = z.object({
+  platform: z.enum(PLATFORMS),
+  success: z.boolean(),
+  postUrl: z.string().optional().meta({ description: 'Present on success.' }),
+  error: z.string().optional().meta({ description: 'What failed and what to do next.' }),
+});
+presentPublishResultA satisfies (target: TTargetRecord) => z.output<typeof ZPublishResultA>;

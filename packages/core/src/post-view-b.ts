@@ -1,4 +1,7 @@
+import { z } from 'zod';
+import { PLATFORMS } from './platforms.js';
 import type { TMedia, TPostRecord, TTargetRecord } from './post-model.js';
+import { POST_STATUSES } from './post-state.js';
 
 function mediaB(media: TMedia | null) {
   if (!media) return null;
@@ -57,3 +60,37 @@ export function presentPostB(post: TPostRecord) {
   };
 }
 export type TPostViewB = ReturnType<typeof presentPostB>;
+
+// Response schema (OpenAPI): the shape `presentPostB` returns, checked against it at compile time
+// (`satisfies` below) and against real responses in apps/api/test/openapi.test.ts.
+
+export const ZPlatformResultB = z.union([
+  z.object({ success: z.literal(true), post_id: z.string(), post_url: z.string() }),
+  z.object({ success: z.literal(false), error: z.string() }),
+]);
+
+export const ZPostViewB = z.object({
+  id: z.string().meta({ description: 'Post identifier (a UUID).' }),
+  content: z.string(),
+  platforms: z.array(z.enum(PLATFORMS)),
+  status: z.enum(POST_STATUSES),
+  scheduled_for: z.iso.datetime().nullable(),
+  media: z
+    .object({
+      images: z.array(z.object({ url: z.string(), alt_text: z.string().optional() })),
+      video: z.object({ url: z.string(), thumbnail_url: z.string().optional() }).nullable(),
+    })
+    .nullable(),
+  segments: z
+    .array(z.object({ content: z.string(), media_urls: z.array(z.string()) }))
+    .nullable()
+    .meta({ description: 'Thread replies; null for a single post.' }),
+  platform_results: z
+    .partialRecord(z.enum(PLATFORMS), ZPlatformResultB)
+    .nullable()
+    .meta({ description: 'Per network, filled in as each network completes.' }),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  published_at: z.iso.datetime().nullable(),
+});
+presentPostB satisfies (post: TPostRecord) => z.output<typeof ZPostViewB>;

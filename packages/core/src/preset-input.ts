@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { validationError } from './app-error.js';
-import type { TPlatform } from './platforms.js';
+import { PLATFORMS, type TPlatform } from './platforms.js';
 import { MAX_CONTENT_B, ZMediaB, ZPlatformsB, ZSegmentsB } from './post-input-b.js';
 import { ZText } from './text-fields.js';
 import { zodIssues } from './zod-issues.js';
@@ -63,3 +63,18 @@ export function presentPresetB(preset: {
     updated_at: preset.updatedAt.toISOString(),
   };
 }
+
+/** Response schema (OpenAPI): the shape `presentPresetB` returns, checked against it at compile time. */
+export const ZPresetViewB = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  platforms: z.array(z.enum(PLATFORMS)),
+  defaults: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .meta({ description: 'Defaults for new posts, in the shape of POST /v1/posts fields.' }),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+presentPresetB satisfies (preset: Parameters<typeof presentPresetB>[0]) => z.output<typeof ZPresetViewB>;

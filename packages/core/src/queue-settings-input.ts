@@ -28,6 +28,14 @@ export const ZQueueSettingsInput = z.object(
   { error: 'the body must be a JSON object' },
 );
 
+/** QueueSettings as GET and PUT /api/queue-settings answer it (every field present). */
+export const ZQueueSettingsView = z.object({
+  enabled: z.boolean(),
+  intervalHours: z.int().min(1).max(24),
+  startHour: z.int().min(0).max(23),
+  endHour: z.int().min(0).max(23),
+  timezone: z.string().meta({ description: 'IANA time zone name, e.g. Europe/Berlin.' }),
+});
 export function parseQueueSettings(body: unknown, current: TQueueSettings): TQueueSettings {
   const parsed = ZQueueSettingsInput.safeParse(body);
   if (!parsed.success) throw validationError(zodIssues(parsed.error));
@@ -40,3 +48,4 @@ export function parseQueueSettings(body: unknown, current: TQueueSettings): TQue
     timezone: input.timezone ?? current.timezone,
   };
 }
+parseQueueSettings satisfies (body: unknown, current: TQueueSettings) => z.output<typeof ZQueueSettingsView>;

@@ -18,8 +18,12 @@ export function isStorableText(value: string): boolean {
   return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
 }
 
+/**
+ * Text of `min` to `max` characters (code points), not blank when `min > 0`. The JSON Schema keywords in
+ * `meta` only describe that for the OpenAPI document; the check is the refinement.
+ */
 export function ZText(min: number, max: number) {
-  return z.string().superRefine((value, ctx) => {
+  const schema = z.string().superRefine((value, ctx) => {
     const length = codePointLength(value);
     if (!isStorableText(value)) {
       ctx.addIssue({ code: 'custom', message: UNSTORABLE_TEXT_MESSAGE });
@@ -32,6 +36,7 @@ export function ZText(min: number, max: number) {
       });
     }
   });
+  return schema.meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max });
 }
 
 export const ZHttpUrl = z
@@ -48,12 +53,17 @@ export const ZHttpUrl = z
       }
     },
     { error: 'must be an absolute http(s) URL' },
-  );
+  )
+  .meta({ format: 'uri', description: 'An absolute http(s) URL.' });
 
 /** ISO 8601 date-time that carries a timezone offset (`Z` or `±hh:mm`). */
 export const ZOffsetDateTime = z
   .string({ error: 'must be an ISO 8601 date-time string with a timezone offset' })
   .refine((value) => z.iso.datetime({ offset: true }).safeParse(value).success, {
     error: 'must be an ISO 8601 date-time with a timezone offset, e.g. 2026-12-01T09:30:00+01:00',
+  })
+  .meta({
+    format: 'date-time',
+    description: 'ISO 8601 with a timezone offset, e.g. 2026-12-01T09:30:00+01:00.',
   })
   .transform((value) => new Date(value));

@@ -3,6 +3,7 @@ import { validationError } from './app-error.js';
 import { zodIssues } from './zod-issues.js';
 
 // Variant B webhooks: request parsing and the response shapes (webhook object, delivery history).
+// The schemas are exported so the MCP tools validate with the very ones the REST routes parse with.
 
 /** The five event types (the same list as the outbox's `EVENT_TYPES` in @sps/db). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -37,12 +38,12 @@ const ZEvents = z
   .min(1, { error: 'must list at least one event type' })
   .transform((list) => [...new Set(list)]);
 
-const ZCreateWebhookB = z.strictObject(
+export const ZCreateWebhookB = z.strictObject(
   { url: ZWebhookUrl, events: ZEvents },
   { error: 'must be a JSON object' },
 );
 
-const ZUpdateWebhookB = z.strictObject(
+export const ZUpdateWebhookB = z.strictObject(
   {
     url: ZWebhookUrl.optional(),
     events: ZEvents.optional(),
@@ -51,7 +52,7 @@ const ZUpdateWebhookB = z.strictObject(
   { error: 'must be a JSON object' },
 );
 
-const ZDeliveryPage = z.object({
+export const ZDeliveryPage = z.object({
   limit: z.coerce
     .number({ error: 'must be a number' })
     .int({ error: 'must be an integer' })
@@ -149,3 +150,42 @@ export function presentDeliveryB(delivery: TDeliveryRecord) {
     updated_at: delivery.updatedAt.toISOString(),
   };
 }
+
+// Response schemas (OpenAPI): the shapes the presenters above return, checked against them at compile time
+// (`events` and `event_type` are stored as strings, always one of WEBHOOK_EVENT_TYPES) and against real
+// responses in apps/api/test/openapi.test.ts.
+
+export const ZWebhookViewB = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  is_active: z.boolean(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+presentWebhookB satisfies (
+  webhook: TWebhookRecord,
+) => Omit<z.output<typeof ZWebhookViewB>, 'events'> & { events: string[] };
+
+/** The create response: the webhook plus its signing `secret`, returned this once. */
+export const ZWebhookCreatedB = ZWebhookViewB.extend({
+  secret: z.string().meta({ description: 'The signing secret; returned only in this response.' }),
+});
+
+export const ZDeliveryViewB = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  event_type: z.enum(WEBHOOK_EVENT_TYPES),
+  status: z.enum(['pending', 'retrying', 'succeeded', 'failed']),
+  attempts: z.int(),
+  last_status_code: z.int().nullable(),
+  last_error: z.string().nullable(),
+  next_attempt_at: z.iso.datetime().nullable(),
+  last_attempt_at: z.iso.datetime().nullable(),
+  delivered_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+presentDeliveryB satisfies (
+  delivery: TDeliveryRecord,
+) => Omit<z.output<typeof ZDeliveryViewB>, 'event_type'> & { event_type: string };

@@ -1,0 +1,106 @@
+import type { z } from 'zod';
+import {
+  queryParameters,
+  schemaRef,
+  type TJsonSchema,
+  type TParameter,
+  type TRequestSchemaName,
+  type TResponseSchemaName,
+} from './openapi-components.js';
+import {
+  errorResponses,
+  securityOf,
+  successHeaders,
+  type TErrorStatus,
+  type TVariant,
+} from './openapi-responses.js';
+
+export type THttpMethod = 'get' | 'post' | 'put' | 'delete';
+
+/** One route as the document states it; the variant adds tags, security, headers and error bodies. */
+export interface TOperationSpec {
+  method: THttpMethod;
+  /** OpenAPI path, e.g. `/v1/posts/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** Descriptions of the path parameters (every `{name}` in the path is a required string). */
+  pathParams?: Record<string, string>;
+  /** The zod object the route parses `req.query` with. */
+  query?: z.ZodObject;
+  /** The request body schema (JSON). */
+  body?: TRequestSchemaName;
+  /** The route also works without a body (PUT /v1/webhooks/{id} treats none as `{}`). */
+  bodyOptional?: boolean;
+  success: {
+    status: 200 | 201 | 202 | 204;
+    description: string;
+    /** JSON body; omitted for 204 and non-JSON bodies. */
+    schema?: TResponseSchemaName;
+    /** A non-JSON body, e.g. `text/html`. */
+    mediaType?: string;
+  };
+  errors: readonly TErrorStatus[];
+  /** Other answers outside the variant's error shape (e.g. /readyz's 503). */
+  otherResponses?: Record<string, { description: string; schema: TResponseSchemaName }>;
+}
+
+const PATH_PARAM = /\{([^}]+)\}/g;
+
+function pathParameters(spec: TOperationSpec): TParameter[] {
+  return [...spec.path.matchAll(PATH_PARAM)].map(([, name = '']) => {
+    const description = spec.pathParams?.[name];
+    return {
+      name,
+      in: 'path',
+      required: true,
+      ...(description ? { description } : {}),
+      schema: { type: 'string' },
+    };
+  });
+}
+
+function successResponse(spec: TOperationSpec, variant: TVariant | undefined): TJsonSchema {
+  const { description, schema, mediaType } = spec.success;
+  const headers = variant ? successHeaders(variant) : undefined;
+  const content = schema
+    ? { 'application/json': { schema: schemaRef(schema) } }
+    : mediaType
+      ? { [mediaType]: { schema: { type: 'string' } } }
+      : undefined;
+  return { description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) };
+}
+
+const TAGS: Record<TVariant, string> = { A: 'Variant A', B: 'Variant B' };
+
+/** The OpenAPI operation object; `variant` undefined for unauthenticated operations routes. */
+export function buildOperation(spec: TOperationSpec, variant: TVariant | undefined): TJsonSchema {
+  const parameters = [...pathParameters(spec), ...(spec.query ? queryParameters(spec.query) : [])];
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: [variant ? TAGS[variant] : 'Operations'],
+    security: variant ? securityOf(variant) : [],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(spec.body
+      ? {
+          requestBody: {
+            required: !spec.bodyOptional,
+            content: { 'application/json': { schema: schemaRef(spec.body) } },
+          },
+        }
+      : {}),
+    responses: {
+      [String(spec.success.status)]: successResponse(spec, variant),
+      ...(variant ? errorResponses(variant, spec.errors) : {}),
+      ...Object.fromEntries(
+        Object.entries(spec.otherResponses ?? {}).map(([status, { description, schema }]) => [
+          status,
+          { description, content: { 'application/json': { schema: schemaRef(schema) } } },
+        ]),
+      ),
+    },
+  };
+}
