@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
 import { createProducerConnection, createQueues } from '@sps/queue';
 import { Redis } from 'ioredis';
@@ -7,7 +8,9 @@ import { loadEnv } from './env.js';
 import { createLogger } from './logger.js';
 
 const env = loadEnv();
-const logger = createLogger(env.LOG_LEVEL, 'api');
+const logger = createLogger(env.LOG_LEVEL, 'api', {
+  pretty: wantsPrettyLogs(env, Boolean(process.stdout.isTTY)),
+});
 const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 // Producers fail fast when Redis is down (the request answers 503) instead of queueing commands.
 const redis = createProducerConnection(env.REDIS_URL);
@@ -24,19 +27,68 @@ const server: Server = app.listen(env.PORT, env.HOST, () => {
 });
 server.keepAliveTimeout = 65_000;
 
+/** Longest a request may still run after a stop signal: a Variant A publish waits up to PUBLISH_WAIT. */
+const DRAIN_MS = env.PUBLISH_WAIT + 5_000;
+/** Closing the queues, Redis and PostgreSQL after the drain. */
+const CLOSE_MS = 5_000;
+
+/** Resolves once every connection is gone; idle keep-alive sockets are closed as soon as they go idle. */
+function drainServer(): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    // Node keeps a keep-alive socket that goes idle after close() open, so idle ones are swept until the end.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const deadline = setTimeout(() => {
+      clearInterval(sweep);
+      // A request still running after the bound (a stuck client, a long stream) is cut.
+      server.closeAllConnections();
+      resolve(false);
+    }, DRAIN_MS);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      resolve(true);
+    });
+    server.closeIdleConnections();
+  });
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal }, 'shutting down');
-  const force = setTimeout(() => process.exit(1), 10_000);
+  logger.info({ signal, drainMs: DRAIN_MS }, 'shutting down');
+  const force = setTimeout(
+    () => {
+      logger.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    },
+    DRAIN_MS + CLOSE_MS + 2_000,
+  );
   force.unref();
-  // Stop accepting, let in-flight requests finish, then close Redis, then PostgreSQL.
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  await queues.close().catch(() => undefined);
-  await Promise.allSettled([redis.quit(), subscriber.quit()]);
-  await db.$disconnect();
+  // Stop accepting, let in-flight requests finish (bounded), then close Redis, then PostgreSQL.
+  const drained = await drainServer();
+  if (!drained) logger.warn({ drainMs: DRAIN_MS }, 'requests still running after the drain were cut');
+  const closed = await within(
+    (async () => {
+      await queues.close().catch(() => undefined);
+      await Promise.allSettled([redis.quit(), subscriber.quit()]);
+      await db.$disconnect().catch(() => undefined);
+      return true;
+    })(),
+    CLOSE_MS,
+  );
+  if (!closed) logger.warn({ closeMs: CLOSE_MS }, 'Redis or PostgreSQL did not close in time');
+  logger.info('stopped');
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

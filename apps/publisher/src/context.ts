@@ -13,6 +13,7 @@ import {
 import type { TNetworkConnector } from '@sps/networks';
 import type { TQueues } from '@sps/queue';
 import type { Logger } from 'pino';
+import { noopPublisherMetrics, type TPublisherMetrics } from './metrics.js';
 
 export interface TPublisherOptions {
   encryptionKey: Buffer;
@@ -27,6 +28,8 @@ export interface TPublisherContext {
   connectors: Partial<Record<TPlatform, TNetworkConnector>>;
   logger: Logger;
   options: TPublisherOptions;
+  /** Publish outcomes and latency; a no-op unless the process serves /metrics. */
+  metrics: TPublisherMetrics;
   posts: TPostRepository;
   publishing: TPublishRepository;
   queue: TQueueRepository;
@@ -40,9 +43,11 @@ export function createPublisherContext(deps: {
   connectors: Partial<Record<TPlatform, TNetworkConnector>>;
   logger: Logger;
   options: TPublisherOptions;
+  metrics?: TPublisherMetrics | undefined;
 }): TPublisherContext {
   return {
     ...deps,
+    metrics: deps.metrics ?? noopPublisherMetrics,
     posts: createPostRepository(deps.db),
     publishing: createPublishRepository(deps.db),
     queue: createQueueRepository(deps.db),

@@ -42,7 +42,7 @@ export async function processDeleteRemote(
     } else {
       skipped += 1;
       ctx.logger.warn(
-        { postId: payload.postId, platform, kind: outcome.failure.kind },
+        { jobId: job.id, postId: payload.postId, platform, kind: outcome.failure.kind },
         'could not delete a published copy',
       );
     }

@@ -1,4 +1,4 @@
-import { networkBaseUrls, parseDuration, secretBox, ZCommonEnv, ZDuration } from '@sps/core';
+import { networkBaseUrls, parseDuration, secretBox, ZCommonEnv, ZDuration, zMetricsPort } from '@sps/core';
 import { z } from 'zod';
 
 const ZPublisherEnv = ZCommonEnv.extend({
@@ -12,6 +12,8 @@ const ZPublisherEnv = ZCommonEnv.extend({
   RECONCILE_STUCK_AFTER: ZDuration.default(parseDuration('2m')),
   /** A job's lock lifetime: how soon a killed process's active jobs are picked up again (stalled check). */
   JOB_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
+  /** `GET /metrics` and `GET /healthz` of this process; 0 turns the server off. */
+  METRICS_PORT: zMetricsPort(9101),
 });
 
 export type TPublisherEnv = z.output<typeof ZPublisherEnv> & {

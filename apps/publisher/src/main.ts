@@ -1,17 +1,30 @@
+import { wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
 import { createConnectors } from '@sps/networks';
 import { createQueues, createWorkerConnection } from '@sps/queue';
 import { pino } from 'pino';
+import pretty from 'pino-pretty';
 import { loadEnv } from './env.js';
+import { createPublisherMetrics } from './metrics.js';
+import { startMetricsServer } from './metrics-server.js';
 import { createPublisher } from './publisher.js';
 
 const env = loadEnv();
-const logger = pino({ name: 'publisher', level: env.LOG_LEVEL });
+// JSON lines in production; pino-pretty in development on a terminal or with LOG_PRETTY=true.
+const logOptions = {
+  name: 'publisher',
+  level: env.LOG_LEVEL,
+  redact: { paths: ['*.token', '*.secret', '*.apiKey', '*.password', '*.credentials'], censor: '[redacted]' },
+};
+const logger = wantsPrettyLogs(env, Boolean(process.stdout.isTTY))
+  ? pino(logOptions, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }))
+  : pino(logOptions);
 const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 const connection = createWorkerConnection(env.REDIS_URL);
 connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 const queues = createQueues(connection, env.QUEUE_PREFIX);
 const connectors = createConnectors({ baseUrls: env.networkBaseUrls, timeoutMs: env.NETWORK_TIMEOUT });
+const metrics = createPublisherMetrics(queues);
 
 const publisher = await createPublisher({
   db,
@@ -20,6 +33,7 @@ const publisher = await createPublisher({
   queuePrefix: env.QUEUE_PREFIX,
   connectors,
   logger,
+  metrics,
   encryptionKey: env.encryptionKey,
   concurrency: env.PUBLISH_CONCURRENCY,
   backoffBaseMs: env.PUBLISH_BACKOFF_BASE,
@@ -30,20 +44,31 @@ const publisher = await createPublisher({
 await publisher
   .reconcileNow()
   .catch((err: Error) => logger.warn({ err: err.message }, 'initial reconcile failed'));
-logger.info({ concurrency: env.PUBLISH_CONCURRENCY }, 'publisher started');
+// Listening last: /healthz answers once the workers run.
+const metricsServer = await startMetricsServer({
+  port: env.METRICS_PORT,
+  registry: metrics.registry,
+  logger,
+});
+logger.info({ concurrency: env.PUBLISH_CONCURRENCY, metricsPort: metricsServer.port }, 'publisher started');
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'publisher shutting down');
-  const force = setTimeout(() => process.exit(1), 30_000);
+  const force = setTimeout(() => {
+    logger.error('shutdown did not finish in time; exiting');
+    process.exit(1);
+  }, 30_000);
   force.unref();
-  // Worker first (finishes active jobs), then Redis, then PostgreSQL.
+  // Worker first (finishes active jobs), then Redis, then PostgreSQL; /metrics stays up until the end.
   await publisher.close();
   await queues.close();
   await connection.quit().catch(() => undefined);
   await db.$disconnect();
+  await metricsServer.close();
+  logger.info('publisher stopped');
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -37,6 +37,17 @@ function isFinalAttempt(job: Job): boolean {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }
 
+/**
+ * When the post came due: its scheduled time on the first attempt of a post whose schedule (or queue slot)
+ * fired, else when this publish job was requested (a publish now, a retry, a scheduled post published early).
+ * BullMQ keeps a job's timestamp across its retries, so those count toward the latency.
+ */
+export function publishDueAt(post: TPostRecord, attempt: number, jobTimestamp: number): number {
+  const scheduled = post.scheduledFor?.getTime();
+  if (scheduled !== undefined && attempt === 1 && scheduled <= jobTimestamp) return scheduled;
+  return jobTimestamp;
+}
+
 async function failTarget(
   ctx: TPublisherContext,
   postId: string,
@@ -45,6 +56,19 @@ async function failTarget(
   kind: string,
 ) {
   await ctx.publishing.updateTarget(postId, platform, { status: 'failed', error, errorKind: kind });
+  ctx.metrics.publishOutcome(platform, 'failed', kind);
+}
+
+async function unknownTarget(
+  ctx: TPublisherContext,
+  postId: string,
+  platform: TPlatform,
+  error: string,
+  /** The network failure behind it; none when an earlier attempt was interrupted. */
+  failureKind: string | null,
+) {
+  await ctx.publishing.updateTarget(postId, platform, { status: 'unknown', error, errorKind: 'unknown' });
+  ctx.metrics.publishOutcome(platform, 'unknown', failureKind);
 }
 
 /** Publishes one network of the post, segment by segment; what a network already holds is skipped. */
@@ -53,6 +77,7 @@ async function publishNetwork(
   loaded: TLoaded,
   platform: TPlatform,
   finalAttempt: boolean,
+  dueAt: number,
 ): Promise<TNetworkOutcome> {
   const { post } = loaded;
   const accountId = loaded.targetAccounts[platform];
@@ -102,11 +127,7 @@ async function publishNetwork(
       // A previous attempt sent this segment and never learned the answer (crash or timeout).
       const error = `${platform} may or may not have received part ${item.segmentIndex + 1} of this post (the previous attempt was interrupted). Check the ${platform} account; use retry to send the missing parts.`;
       await ctx.publishing.markSegment(post.id, platform, item.segmentIndex, 'unknown', error);
-      await ctx.publishing.updateTarget(post.id, platform, {
-        status: 'unknown',
-        error,
-        errorKind: 'unknown',
-      });
+      await unknownTarget(ctx, post.id, platform, error, null);
       return { retry: false };
     }
 
@@ -147,6 +168,8 @@ async function publishNetwork(
     error: null,
     errorKind: null,
   });
+  ctx.metrics.publishOutcome(platform, 'success', null);
+  ctx.metrics.publishLatency(platform, (Date.now() - dueAt) / 1000);
   return { retry: false };
 }
 
@@ -160,11 +183,7 @@ async function handleFailure(
 ): Promise<TNetworkOutcome> {
   if (failure.outcomeUnknown && !IDEMPOTENT.has(platform)) {
     await ctx.publishing.markSegment(post.id, platform, segmentIndex, 'unknown', failure.message);
-    await ctx.publishing.updateTarget(post.id, platform, {
-      status: 'unknown',
-      error: failure.message,
-      errorKind: 'unknown',
-    });
+    await unknownTarget(ctx, post.id, platform, failure.message, failure.kind);
     return { retry: false };
   }
   // The network answered with an error (or dedupes resends): the segment did not go out, so it may be resent.
@@ -187,6 +206,7 @@ async function handleFailure(
     await failTarget(ctx, post.id, platform, message, failure.kind);
     return { retry: false };
   }
+  ctx.metrics.publishRetry(platform, failure.kind);
   return { retry: true, retryAfterMs: failure.retryAfterMs, message: `${platform}: ${failure.kind}` };
 }
 
@@ -202,18 +222,21 @@ export async function processPublish(ctx: TPublisherContext, job: Job): Promise<
   if (!loaded || loaded.deletedAt) return { status: 'post_gone' };
   const { post } = loaded;
   if (post.status !== 'publishing' || post.publishAttempt !== payload.attempt) return { status: 'stale' };
+  // Ids and counts only: post content and tokens never reach the logs.
+  const log = ctx.logger.child({ jobId: job.id, postId: post.id, attempt: payload.attempt });
 
   const finalAttempt = isFinalAttempt(job);
+  const dueAt = publishDueAt(post, payload.attempt, job.timestamp);
   const pending = post.targets
     .filter((t) => t.status === 'pending' || t.status === 'publishing')
     .map((t) => t.platform);
   const outcomes = await Promise.all(
     pending.map(async (platform) => {
       try {
-        return await publishNetwork(ctx, loaded, platform, finalAttempt);
+        return await publishNetwork(ctx, loaded, platform, finalAttempt, dueAt);
       } catch (error) {
         // A bug or a database hiccup in one network must not lose the others' results.
-        ctx.logger.error({ err: error, postId: post.id, platform, jobId: job.id }, 'network publish crashed');
+        log.error({ err: error, platform }, 'network publish crashed');
         if (finalAttempt) {
           await failTarget(
             ctx,
@@ -224,6 +247,7 @@ export async function processPublish(ctx: TPublisherContext, job: Job): Promise<
           );
           return { retry: false } as const;
         }
+        ctx.metrics.publishRetry(platform, 'transient');
         return { retry: true, retryAfterMs: undefined, message: `${platform}: internal error` } as const;
       }
     }),
@@ -231,11 +255,18 @@ export async function processPublish(ctx: TPublisherContext, job: Job): Promise<
   await expireAccounts(ctx, loaded, pending, outcomes);
 
   const finalized = await ctx.publishing.finalize(post.id, payload.attempt);
-  if (finalized) return { status: finalized.status };
+  if (finalized) {
+    log.info({ status: finalized.status, networks: pending.length }, 'publish finished');
+    return { status: finalized.status };
+  }
   const retries = outcomes.filter((o): o is Extract<TNetworkOutcome, { retry: true }> => o.retry);
   if (retries.length > 0) {
     await ctx.publishing.touch(post.id);
     const waits = retries.map((r) => r.retryAfterMs).filter((w): w is number => w !== undefined);
+    log.debug(
+      { retrying: retries.map((r) => r.message), attemptsMade: job.attemptsMade },
+      'publish attempt will be retried',
+    );
     throw new RetryLaterError(
       retries.map((r) => r.message).join('; '),
       waits.length > 0 ? Math.max(...waits) : undefined,

@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
+import type { TPublisherMetrics } from './metrics.js';
 import { processPublish, publishBackoff } from './publish.processor.js';
 import { processQueuePlan, processQueueSlot } from './queue-slot.processor.js';
 import { DEFAULT_STUCK_AFTER_MS, reconcile } from './reconcile.processor.js';
@@ -31,6 +32,8 @@ export interface TPublisherDeps {
    * back to wait once it lapses and a stalled check runs (BullMQ default 30 s).
    */
   lockDurationMs?: number;
+  /** Publish outcomes and latency (the process's /metrics); omitted: not recorded. */
+  metrics?: TPublisherMetrics;
 }
 
 export interface TPublisher {
@@ -55,6 +58,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     queues: deps.queues,
     connectors: deps.connectors,
     logger: deps.logger,
+    metrics: deps.metrics,
     options: {
       encryptionKey: deps.encryptionKey,
       backoffBaseMs: deps.backoffBaseMs,

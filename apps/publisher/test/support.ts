@@ -59,6 +59,8 @@ export function startPublisherProcess(
     NETWORK_TIMEOUT: '2s',
     // A killed process's active jobs come back after the lock lapses: 2 s instead of BullMQ's 30 s.
     JOB_LOCK_DURATION: '2s',
+    // Tests run in parallel: no fixed operator port.
+    METRICS_PORT: '0',
     ...Object.fromEntries(
       PLATFORMS.map((p: TPlatform) => [`NETWORK_${p.toUpperCase()}_BASE_URL`, sim.baseUrls[p]]),
     ),

@@ -6,6 +6,7 @@ import got, { type Got } from 'got';
 import type { Logger } from 'pino';
 import { guardedLookup } from './address-guard.js';
 import type { TMailer } from './mailer.js';
+import { noopWebhooksMetrics, type TWebhooksMetrics } from './metrics.js';
 
 export interface TWebhooksOptions {
   encryptionKey: Buffer;
@@ -29,6 +30,8 @@ export interface TWebhooksContext {
   logger: Logger;
   mailer: TMailer;
   options: TWebhooksOptions;
+  /** Delivery outcomes and attempts; a no-op unless the process serves /metrics. */
+  metrics: TWebhooksMetrics;
   http: Got;
   /** Retry delay chosen by the processor for a job that is about to fail, read by the backoff strategy. */
   nextDelays: Map<string, number>;
@@ -41,6 +44,7 @@ export function createWebhooksContext(deps: {
   logger: Logger;
   mailer: TMailer;
   options: TWebhooksOptions;
+  metrics?: TWebhooksMetrics | undefined;
 }): TWebhooksContext {
   const { options } = deps;
   const agents = {
@@ -63,6 +67,7 @@ export function createWebhooksContext(deps: {
   });
   return {
     ...deps,
+    metrics: deps.metrics ?? noopWebhooksMetrics,
     http,
     nextDelays: new Map(),
     close() {

@@ -2,6 +2,7 @@ import { secretBox } from '@sps/core';
 import type { TDeactivation } from '@sps/db';
 import { parsePayload } from '@sps/queue';
 import { type Job, type MinimalJob, UnrecoverableError } from 'bullmq';
+import type { Logger } from 'pino';
 import { assertDeliverableUrl } from './address-guard.js';
 import type { TWebhooksContext } from './context.js';
 import { signatureHeaders } from './signature.js';
@@ -54,8 +55,8 @@ async function attempt(ctx: TWebhooksContext, loaded: TLoaded): Promise<TAttempt
   }
 }
 
-async function notifyOwner(ctx: TWebhooksContext, off: TDeactivation): Promise<void> {
-  ctx.logger.warn(
+async function notifyOwner(ctx: TWebhooksContext, log: Logger, off: TDeactivation): Promise<void> {
+  log.warn(
     { webhookId: off.webhookId, accountId: off.accountId, failures: off.consecutiveFailures },
     'webhook deactivated',
   );
@@ -72,10 +73,7 @@ async function notifyOwner(ctx: TWebhooksContext, off: TDeactivation): Promise<v
       ].join('\n'),
     });
   } catch (error) {
-    ctx.logger.error(
-      { webhookId: off.webhookId, err: (error as Error).message },
-      'could not e-mail the owner',
-    );
+    log.error({ webhookId: off.webhookId, err: (error as Error).message }, 'could not e-mail the owner');
   }
 }
 
@@ -103,15 +101,18 @@ export async function processDelivery(ctx: TWebhooksContext, job: Job): Promise<
 
   const number = loaded.attempts + 1;
   const result = await attempt(ctx, loaded);
-  const log = {
+  // Ids only: the receiver URL (it may carry a token), the secret and the payload never reach the logs.
+  const log = ctx.logger.child({
+    jobId: job.id,
     deliveryId: loaded.id,
     webhookId: loaded.webhookId,
     eventId: loaded.eventId,
     attempt: number,
-  };
+  });
   if (result.ok && result.statusCode !== null) {
     await ctx.deliveries.recordSuccess(loaded.id, loaded.webhookId, result.statusCode);
-    ctx.logger.debug({ ...log, statusCode: result.statusCode }, 'delivered');
+    ctx.metrics.deliveryAttempt('delivered', number);
+    log.debug({ statusCode: result.statusCode }, 'delivered');
     return 'succeeded';
   }
 
@@ -122,14 +123,16 @@ export async function processDelivery(ctx: TWebhooksContext, job: Job): Promise<
       threshold: options.deactivateAfter,
       countsTowardDeactivation: true,
     });
-    ctx.logger.warn({ ...log, statusCode: result.statusCode }, 'delivery failed, no attempts left');
-    if (deactivation) await notifyOwner(ctx, deactivation);
+    ctx.metrics.deliveryAttempt('gave_up', number);
+    log.warn({ statusCode: result.statusCode }, 'delivery failed, no attempts left');
+    if (deactivation) await notifyOwner(ctx, log, deactivation);
     throw new UnrecoverableError(`delivery failed after ${number} attempts`);
   }
   const delay = options.retryDelaysMs[Math.min(number - 1, options.retryDelaysMs.length - 1)] ?? 0;
   if (job.id) ctx.nextDelays.set(job.id, delay);
   await ctx.deliveries.recordRetry(loaded.id, result, new Date(Date.now() + delay));
-  ctx.logger.info({ ...log, statusCode: result.statusCode, retryInMs: delay }, 'delivery attempt failed');
+  ctx.metrics.deliveryAttempt('failed_attempt', number);
+  log.info({ statusCode: result.statusCode, retryInMs: delay }, 'delivery attempt failed');
   throw new Error(`attempt ${number} failed: ${result.error ?? 'unknown'}`);
 }
 

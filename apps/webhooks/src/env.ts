@@ -1,4 +1,12 @@
-import { parseDuration, parseDurationList, secretBox, ZBooleanFlag, ZCommonEnv, ZDuration } from '@sps/core';
+import {
+  parseDuration,
+  parseDurationList,
+  secretBox,
+  ZBooleanFlag,
+  ZCommonEnv,
+  ZDuration,
+  zMetricsPort,
+} from '@sps/core';
 import { z } from 'zod';
 
 const ZDurationList = z.string().transform((value, ctx) => {
@@ -28,6 +36,8 @@ const ZWebhooksEnv = ZCommonEnv.extend({
   WEBHOOK_RECONCILE_EVERY: ZDuration.default(parseDuration('30s')),
   /** BullMQ job lock; a crashed worker's delivery is picked up again after about this long. */
   WEBHOOK_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
+  /** `GET /metrics` and `GET /healthz` of this process; 0 turns the server off. */
+  METRICS_PORT: zMetricsPort(9102),
 });
 
 export type TWebhooksEnv = z.output<typeof ZWebhooksEnv> & { encryptionKey: Buffer };

@@ -1,17 +1,30 @@
+import { wantsPrettyLogs } from '@sps/core';
 import { createDb, pingDb } from '@sps/db';
 import { createQueues, createWorkerConnection } from '@sps/queue';
 import { pino } from 'pino';
+import pretty from 'pino-pretty';
 import { loadEnv } from './env.js';
 import { createMailer } from './mailer.js';
+import { createWebhooksMetrics } from './metrics.js';
+import { startMetricsServer } from './metrics-server.js';
 import { createWebhooksWorker } from './webhooks.js';
 
 // Receivers with a self-signed or private CA are trusted through Node's NODE_EXTRA_CA_CERTS (read at start-up).
 const env = loadEnv();
-const logger = pino({ name: 'webhooks', level: env.LOG_LEVEL });
+// JSON lines in production; pino-pretty in development on a terminal or with LOG_PRETTY=true.
+const logOptions = {
+  name: 'webhooks',
+  level: env.LOG_LEVEL,
+  redact: { paths: ['*.token', '*.secret', '*.apiKey', '*.password', '*.credentials'], censor: '[redacted]' },
+};
+const logger = wantsPrettyLogs(env, Boolean(process.stdout.isTTY))
+  ? pino(logOptions, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }))
+  : pino(logOptions);
 const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 const connection = createWorkerConnection(env.REDIS_URL);
 connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 const queues = createQueues(connection, env.QUEUE_PREFIX);
+const metrics = createWebhooksMetrics(queues);
 
 if (!(await pingDb(db))) logger.warn('PostgreSQL is not answering yet');
 const webhooks = await createWebhooksWorker({
@@ -20,6 +33,7 @@ const webhooks = await createWebhooksWorker({
   queues,
   queuePrefix: env.QUEUE_PREFIX,
   logger,
+  metrics,
   mailer: createMailer({ smtpUrl: env.SMTP_URL, from: env.SMTP_FROM, logger }),
   options: {
     encryptionKey: env.encryptionKey,
@@ -36,9 +50,16 @@ const webhooks = await createWebhooksWorker({
 await webhooks
   .reconcileNow()
   .catch((err: Error) => logger.warn({ err: err.message }, 'initial reconcile failed'));
+// Listening last: /healthz answers once the worker runs.
+const metricsServer = await startMetricsServer({
+  port: env.METRICS_PORT,
+  registry: metrics.registry,
+  logger,
+});
 logger.info(
   {
     concurrency: env.WEBHOOK_CONCURRENCY,
+    metricsPort: metricsServer.port,
     retries: env.WEBHOOK_RETRY_DELAYS.length,
     smtp: Boolean(env.SMTP_URL),
   },
@@ -50,13 +71,18 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'webhooks shutting down');
-  const force = setTimeout(() => process.exit(1), env.WEBHOOK_TIMEOUT + 10_000);
+  const force = setTimeout(() => {
+    logger.error('shutdown did not finish in time; exiting');
+    process.exit(1);
+  }, env.WEBHOOK_TIMEOUT + 10_000);
   force.unref();
-  // Worker first (finishes in-flight deliveries), then Redis, then PostgreSQL.
+  // Worker first (finishes in-flight deliveries), then Redis, then PostgreSQL; /metrics stays up until the end.
   await webhooks.close();
   await queues.close();
   await connection.quit().catch(() => undefined);
   await db.$disconnect();
+  await metricsServer.close();
+  logger.info('webhooks stopped');
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -7,6 +7,7 @@ import { createWebhooksContext, type TWebhooksContext, type TWebhooksOptions } f
 import { deliveryBackoff, processDelivery } from './delivery.processor.js';
 import { dispatchEvents, reconcileDeliveries } from './dispatch.processor.js';
 import type { TMailer } from './mailer.js';
+import type { TWebhooksMetrics } from './metrics.js';
 
 export interface TWebhooksWorkerDeps {
   db: TDb;
@@ -22,6 +23,8 @@ export interface TWebhooksWorkerDeps {
   reconcileEveryMs: number;
   /** BullMQ lock: a crashed process's active delivery is taken over after about this long. */
   lockDurationMs?: number;
+  /** Delivery outcomes and attempts (the process's /metrics); omitted: not recorded. */
+  metrics?: TWebhooksMetrics;
 }
 
 export interface TWebhooksWorker {
@@ -40,6 +43,7 @@ export async function createWebhooksWorker(deps: TWebhooksWorkerDeps): Promise<T
     logger: deps.logger,
     mailer: deps.mailer,
     options: deps.options,
+    metrics: deps.metrics,
   });
 
   let dispatching: Promise<{ events: number; deliveries: number }> | null = null;

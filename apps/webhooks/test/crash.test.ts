@@ -49,6 +49,7 @@ describe('webhooks worker crash and Redis loss', () => {
         WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms,400ms,500ms',
         WEBHOOK_DISPATCH_EVERY: '100ms',
         WEBHOOK_LOCK_DURATION: '1s',
+        METRICS_PORT: '0',
         LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

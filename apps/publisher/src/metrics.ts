@@ -1,0 +1,117 @@
+import type { TPlatform } from '@sps/core';
+import type { TQueueName, TQueues } from '@sps/queue';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** How one network's publish of a post ended. */
+export type TPublishOutcome = 'success' | 'failed' | 'unknown';
+/** The network failure behind an outcome; `none` for a success or an outcome with no network failure. */
+export type TPublishFailureKind = 'auth_expired' | 'rate_limited' | 'rejected' | 'transient' | 'none';
+
+/** What the processors record; a no-op in tests that do not look (see `noopPublisherMetrics`). */
+export interface TPublisherMetrics {
+  /** A network's final result for one publish attempt of a post. */
+  publishOutcome(platform: TPlatform, outcome: TPublishOutcome, kind: string | null | undefined): void;
+  /** A network accepted the post `seconds` after it came due (scheduled time, else the publish request). */
+  publishLatency(platform: TPlatform, seconds: number): void;
+  /** A network failed in a way the job retries later (rate limit, transient error). */
+  publishRetry(platform: TPlatform, kind: string | null | undefined): void;
+}
+
+export const noopPublisherMetrics: TPublisherMetrics = {
+  publishOutcome() {},
+  publishLatency() {},
+  publishRetry() {},
+};
+
+const KINDS: ReadonlySet<string> = new Set(['auth_expired', 'rate_limited', 'rejected', 'transient']);
+
+/** A stored `errorKind` as a bounded label value: anything else (unknown, null) is `none`. */
+export function failureKindLabel(kind: string | null | undefined): TPublishFailureKind {
+  return kind && KINDS.has(kind) ? (kind as TPublishFailureKind) : 'none';
+}
+
+export const QUEUE_COUNT_STATES = [
+  'waiting',
+  'active',
+  'delayed',
+  'failed',
+  'completed',
+  'prioritized',
+] as const;
+
+/**
+ * `queue_jobs{queue,state}`, the same gauge as the API's, read from Redis at scrape time. A scrape never
+ * hangs on a Redis outage: counts that do not arrive within `timeoutMs` keep their previous values.
+ */
+export function registerQueueGauge(
+  registry: Registry,
+  queues: TQueues,
+  names: readonly TQueueName[],
+  timeoutMs = 2_000,
+): Gauge<'queue' | 'state'> {
+  return new Gauge({
+    name: 'queue_jobs',
+    help: 'Jobs per queue and state',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      let timer: NodeJS.Timeout | undefined;
+      const read = Promise.all(
+        names.map(async (name) => [name, await queues[name].getJobCounts(...QUEUE_COUNT_STATES)] as const),
+      );
+      const timeout = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), timeoutMs);
+      });
+      const counted = await Promise.race([read, timeout])
+        .catch(() => null)
+        .finally(() => clearTimeout(timer));
+      read.catch(() => undefined);
+      if (!counted) return;
+      for (const [queue, counts] of counted) {
+        for (const [state, count] of Object.entries(counts)) this.set({ queue, state }, count);
+      }
+    },
+  });
+}
+
+export interface TPublisherMetricsRegistry extends TPublisherMetrics {
+  registry: Registry;
+}
+
+/** The publisher process's Prometheus registry: publish outcomes and latency, queue depth, Node defaults. */
+export function createPublisherMetrics(queues: TQueues): TPublisherMetricsRegistry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const outcomes = new Counter({
+    name: 'publish_outcomes_total',
+    help: 'Final result of publishing a post to one network, by network, outcome and kind of failure',
+    labelNames: ['platform', 'outcome', 'kind'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'publish_latency_seconds',
+    help: 'Seconds from a post coming due (its scheduled time, else the publish request) to a network accepting it',
+    labelNames: ['platform'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    registers: [registry],
+  });
+  const retries = new Counter({
+    name: 'publish_retries_total',
+    help: 'Network failures the publish job retries later, by network and kind',
+    labelNames: ['platform', 'kind'] as const,
+    registers: [registry],
+  });
+  registerQueueGauge(registry, queues, ['publish', 'schedule', 'queue-slot']);
+  return {
+    registry,
+    publishOutcome(platform, outcome, kind) {
+      outcomes.inc({ platform, outcome, kind: outcome === 'success' ? 'none' : failureKindLabel(kind) });
+    },
+    publishLatency(platform, seconds) {
+      latency.observe({ platform }, Math.max(0, seconds));
+    },
+    publishRetry(platform, kind) {
+      retries.inc({ platform, kind: failureKindLabel(kind) });
+    },
+  };
+}
