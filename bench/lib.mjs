@@ -24,6 +24,8 @@ export function startServer(script, env) {
   return new Promise((resolvePromise, reject) => {
     const child = fork(script, [], {
       env: { ...process.env, ...env },
+      // e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server under load
+      execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.once('message', (message) =>
