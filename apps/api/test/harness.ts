@@ -62,6 +62,8 @@ export interface TTestApiOptions {
   };
   backoffBaseMs?: number;
   networkTimeoutMs?: number;
+  /** Wraps the API's database client (not the workers'), e.g. to make it fail on demand. */
+  wrapApiDb?: (db: TDb) => TDb;
 }
 
 /** Default external ids the connectors of some networks need. */
@@ -82,7 +84,7 @@ export async function startTestApi(
 ): Promise<TTestApi> {
   // Older callers pass env overrides directly.
   const opts: TTestApiOptions =
-    'env' in options || 'publisher' in options || 'sim' in options
+    'env' in options || 'publisher' in options || 'sim' in options || 'wrapApiDb' in options
       ? (options as TTestApiOptions)
       : { env: options as Record<string, string> };
   const database = await createTestDatabase();
@@ -108,7 +110,8 @@ export async function startTestApi(
   const workerConnection = createWorkerConnection(env.REDIS_URL);
   const queues = createQueues(redis, env.QUEUE_PREFIX);
   const logger = createLogger('silent', 'api-test');
-  const { app, verifier } = createApi({ env, db, redis, queues, logger });
+  const apiDb = opts.wrapApiDb ? opts.wrapApiDb(db) : db;
+  const { app, verifier } = createApi({ env, db: apiDb, redis, queues, logger });
   await verifier.listen(subscriber, env.QUEUE_PREFIX);
   const socialAccounts = createSocialAccountRepository(db);
 

@@ -5,7 +5,7 @@ export {
   type TAuthenticatedKey,
   type TPlan,
 } from './account-repository.js';
-export { createDb, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
+export { createDb, isDbUnavailable, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
 export { EVENT_TYPES, recordEvent, type TEventType } from './event-repository.js';
 export {
   deployMigrations,

@@ -1,4 +1,5 @@
 import { AppError, type TErrorCode } from '@sps/core';
+import { isDbUnavailable } from '@sps/db';
 
 /** One table per variant: the same semantic code can mean different statuses (A 400 vs B 409/422). */
 export const STATUS_A: Record<TErrorCode, number> = {
@@ -58,6 +59,12 @@ export function toAppError(error: unknown): AppError {
   if (e?.status && e.status >= 400 && e.status < 500 && e.expose) {
     return new AppError('validation_error', (error as Error).message, {
       issues: [{ field: 'body', message: (error as Error).message }],
+    });
+  }
+  if (isDbUnavailable(error)) {
+    return new AppError('service_unavailable', 'The database is busy or unreachable right now', {
+      fix: 'Retry after the number of seconds in Retry-After.',
+      retryAfter: 2,
     });
   }
   return new AppError('internal_error', 'Internal server error. It is safe to retry.');

@@ -69,7 +69,13 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
       res.status(201).json({ success: true, post: presentPostA(created) });
       return;
     }
-    const started = await publishing.start(auth.accountId, created.id, ['draft'], 'A', auth.plan);
+    const started = await publishing
+      .start(auth.accountId, created.id, ['draft'], 'A', auth.plan)
+      .catch(async (error: unknown) => {
+        // The caller gets an error, so no post may stay behind: a retry of the request would make two.
+        await posts.remove(auth.accountId, created.id).catch(() => undefined);
+        throw error;
+      });
     const outcome = await publishAndWait(auth.accountId, started);
     res.status(201).json({ success: true, post: outcome.post, publishResults: outcome.publishResults });
   });

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createDb, type TDb } from '@sps/db';
+import request from 'supertest';
+import { bearer, startTestApi, type TTestApi } from './harness.js';
+
+// A busy or unreachable PostgreSQL is not the caller's mistake and not a bug: both variants answer 503 in
+// their own shape with Retry-After, and nothing the caller did not get an answer for stays behind.
+describe('database unavailable', () => {
+  let api: TTestApi;
+  let key: string;
+  /** A real error of the pg driver adapter: what a lost or overloaded database throws. */
+  let dbError: unknown;
+  let failTransactions = false;
+
+  const wrap = (db: TDb): TDb =>
+    new Proxy(db, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop === '$transaction') {
+          return (...args: unknown[]) =>
+            failTransactions
+              ? Promise.reject(dbError)
+              : (value as (...a: unknown[]) => unknown).apply(target, args);
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+  beforeAll(async () => {
+    const dead = createDb('postgresql://postgres@127.0.0.1:1/none', { poolMax: 1 });
+    dbError = await dead.$queryRaw`SELECT 1`.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await dead.$disconnect();
+    expect(dbError).toBeDefined();
+    api = await startTestApi({ wrapApiDb: wrap });
+    const account = await api.account('pro');
+    key = account.apiKey;
+    await api.connect(account.accountId, 'twitter');
+  });
+  afterAll(() => api.close());
+
+  it('Variant B publish: 503 {error, code, details} with Retry-After; the post stays a draft', async () => {
+    const created = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(key))
+      .send({ content: 'db down', platforms: ['twitter'] });
+    expect(created.status).toBe(201);
+    failTransactions = true;
+    const res = await request(api.app).post(`/v1/posts/${created.body.id}/publish`).set(bearer(key));
+    failTransactions = false;
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.body).toEqual({
+      error: expect.any(String),
+      code: 'service_unavailable',
+      details: { fix: expect.any(String) },
+    });
+    const after = await request(api.app).get(`/v1/posts/${created.body.id}`).set(bearer(key));
+    expect(after.body.status).toBe('draft');
+  });
+
+  it('Variant A create with published: true: 503 {error, fix} and no post left behind', async () => {
+    const before = await request(api.app).get('/api/posts').set(bearer(key));
+    failTransactions = true;
+    const res = await request(api.app)
+      .post('/api/posts')
+      .set(bearer(key))
+      .send({ content: 'db down in A', platforms: ['twitter'], published: true });
+    failTransactions = false;
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.body).toEqual({ error: expect.any(String), fix: expect.any(String) });
+    const after = await request(api.app).get('/api/posts').set(bearer(key));
+    expect(after.body.posts).toHaveLength(before.body.posts.length);
+  });
+});
