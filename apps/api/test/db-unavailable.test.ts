@@ -10,15 +10,17 @@ describe('database unavailable', () => {
   let key: string;
   /** A real error of the pg driver adapter: what a lost or overloaded database throws. */
   let dbError: unknown;
-  let failTransactions = false;
+  let failWrites = false;
 
   const wrap = (db: TDb): TDb =>
     new Proxy(db, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
-        if (prop === '$transaction') {
+        // Raw statements and transactions: the publish path's writes (model reads keep working, so the
+        // test can look at what was left behind).
+        if (prop === '$transaction' || prop === '$queryRaw') {
           return (...args: unknown[]) =>
-            failTransactions
+            failWrites
               ? Promise.reject(dbError)
               : (value as (...a: unknown[]) => unknown).apply(target, args);
         }
@@ -47,9 +49,9 @@ describe('database unavailable', () => {
       .set(bearer(key))
       .send({ content: 'db down', platforms: ['twitter'] });
     expect(created.status).toBe(201);
-    failTransactions = true;
+    failWrites = true;
     const res = await request(api.app).post(`/v1/posts/${created.body.id}/publish`).set(bearer(key));
-    failTransactions = false;
+    failWrites = false;
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('2');
     expect(res.body).toEqual({
@@ -63,12 +65,12 @@ describe('database unavailable', () => {
 
   it('Variant A create with published: true: 503 {error, fix} and no post left behind', async () => {
     const before = await request(api.app).get('/api/posts').set(bearer(key));
-    failTransactions = true;
+    failWrites = true;
     const res = await request(api.app)
       .post('/api/posts')
       .set(bearer(key))
       .send({ content: 'db down in A', platforms: ['twitter'], published: true });
-    failTransactions = false;
+    failWrites = false;
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('2');
     expect(res.body).toEqual({ error: expect.any(String), fix: expect.any(String) });
