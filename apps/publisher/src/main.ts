@@ -1,12 +1,12 @@
 import { wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
 import { createConnectors } from '@sps/networks';
+import { startMetricsServer } from '@sps/ops';
 import { createQueues, createWorkerConnection } from '@sps/queue';
 import { pino } from 'pino';
 import pretty from 'pino-pretty';
 import { loadEnv } from './env.js';
 import { createPublisherMetrics } from './metrics.js';
-import { startMetricsServer } from './metrics-server.js';
 import { createPublisher } from './publisher.js';
 
 const env = loadEnv();

@@ -1,6 +1,7 @@
 import type { TPlatform } from '@sps/core';
-import type { TQueueName, TQueues } from '@sps/queue';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { registerQueueGauge } from '@sps/ops';
+import type { TQueues } from '@sps/queue';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /** How one network's publish of a post ended. */
 export type TPublishOutcome = 'success' | 'failed' | 'unknown';
@@ -28,50 +29,6 @@ const KINDS: ReadonlySet<string> = new Set(['auth_expired', 'rate_limited', 'rej
 /** A stored `errorKind` as a bounded label value: anything else (unknown, null) is `none`. */
 export function failureKindLabel(kind: string | null | undefined): TPublishFailureKind {
   return kind && KINDS.has(kind) ? (kind as TPublishFailureKind) : 'none';
-}
-
-export const QUEUE_COUNT_STATES = [
-  'waiting',
-  'active',
-  'delayed',
-  'failed',
-  'completed',
-  'prioritized',
-] as const;
-
-/**
- * `queue_jobs{queue,state}`, the same gauge as the API's, read from Redis at scrape time. A scrape never
- * hangs on a Redis outage: counts that do not arrive within `timeoutMs` keep their previous values.
- */
-export function registerQueueGauge(
-  registry: Registry,
-  queues: TQueues,
-  names: readonly TQueueName[],
-  timeoutMs = 2_000,
-): Gauge<'queue' | 'state'> {
-  return new Gauge({
-    name: 'queue_jobs',
-    help: 'Jobs per queue and state',
-    labelNames: ['queue', 'state'] as const,
-    registers: [registry],
-    async collect() {
-      let timer: NodeJS.Timeout | undefined;
-      const read = Promise.all(
-        names.map(async (name) => [name, await queues[name].getJobCounts(...QUEUE_COUNT_STATES)] as const),
-      );
-      const timeout = new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), timeoutMs);
-      });
-      const counted = await Promise.race([read, timeout])
-        .catch(() => null)
-        .finally(() => clearTimeout(timer));
-      read.catch(() => undefined);
-      if (!counted) return;
-      for (const [queue, counts] of counted) {
-        for (const [state, count] of Object.entries(counts)) this.set({ queue, state }, count);
-      }
-    },
-  });
 }
 
 export interface TPublisherMetricsRegistry extends TPublisherMetrics {

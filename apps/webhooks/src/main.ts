@@ -1,12 +1,12 @@
 import { wantsPrettyLogs } from '@sps/core';
 import { createDb, pingDb } from '@sps/db';
+import { startMetricsServer } from '@sps/ops';
 import { createQueues, createWorkerConnection } from '@sps/queue';
 import { pino } from 'pino';
 import pretty from 'pino-pretty';
 import { loadEnv } from './env.js';
 import { createMailer } from './mailer.js';
 import { createWebhooksMetrics } from './metrics.js';
-import { startMetricsServer } from './metrics-server.js';
 import { createWebhooksWorker } from './webhooks.js';
 
 // Receivers with a self-signed or private CA are trusted through Node's NODE_EXTRA_CA_CERTS (read at start-up).

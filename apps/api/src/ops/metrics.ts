@@ -1,6 +1,7 @@
+import { registerQueueGauge } from '@sps/ops';
 import { QUEUE_NAMES, type TQueues } from '@sps/queue';
 import type { RequestHandler } from 'express';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export interface TApiMetrics {
   registry: Registry;
@@ -26,25 +27,7 @@ export function createApiMetrics(queues: TQueues): TApiMetrics {
     labelNames: ['variant', 'limit'] as const,
     registers: [registry],
   });
-  new Gauge({
-    name: 'queue_jobs',
-    help: 'Jobs per queue and state',
-    labelNames: ['queue', 'state'] as const,
-    registers: [registry],
-    async collect() {
-      for (const name of QUEUE_NAMES) {
-        const counts = await queues[name].getJobCounts(
-          'waiting',
-          'active',
-          'delayed',
-          'failed',
-          'completed',
-          'prioritized',
-        );
-        for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
-      }
-    },
-  });
+  registerQueueGauge(registry, queues, QUEUE_NAMES);
 
   const middleware: RequestHandler = (req, res, next) => {
     const end = httpDuration.startTimer();

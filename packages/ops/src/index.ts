@@ -1,0 +1,2 @@
+export { startMetricsServer, type TMetricsServer } from './metrics-server.js';
+export { QUEUE_COUNT_STATES, registerQueueGauge } from './queue-gauge.js';
