@@ -3,18 +3,15 @@ import {
   networkBaseUrls,
   parseAvailability,
   parseDuration,
+  parseTwitterAllowance,
   secretBox,
+  type TTwitterAllowanceByPlan,
   ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
 } from '@sps/core';
 import { z } from 'zod';
-import {
-  parseTiersB,
-  parseTwitterAllowance,
-  type TTiersB,
-  type TTwitterAllowanceByPlan,
-} from './limits-config.js';
+import { parseTiersB, type TTiersB } from './limits-config.js';
 
 const ZApiEnv = ZCommonEnv.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

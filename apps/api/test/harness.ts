@@ -130,6 +130,7 @@ export async function startTestApi(
       concurrency: opts.publisherConcurrency ?? 20,
       backoffBaseMs: opts.backoffBaseMs ?? 50,
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
+      twitterAllowance: env.twitterAllowance,
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
     });
 

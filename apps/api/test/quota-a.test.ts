@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { nextMonthStart } from '@sps/core';
 import { usageMonth } from '@sps/db';
 import request from 'supertest';
 import { loadEnv } from '../src/env.js';
-import { nextMonthStart } from '../src/services/twitter-allowance.js';
 import { startTestApi, type TTestApi } from './harness.js';
 
 // Variant A's monthly twitter allowance, counted in PostgreSQL (usage_counters) per calendar month in UTC.
@@ -168,5 +168,91 @@ describe('Variant A twitter monthly allowance', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 403, 403, 403, 403, 403, 403]);
     expect(await usage(accountId)).toBe(4);
     expect(await api.db.post.count({ where: { accountId, status: 'draft' } })).toBe(6);
+  });
+});
+
+describe('scheduled posts that fire take from the twitter allowance', () => {
+  let api: TTestApi;
+  beforeAll(async () => {
+    api = await startTestApi({ publisher: true, env: { TWITTER_MONTHLY_ALLOWANCE: 'free=2' } });
+  });
+  afterAll(() => api.close());
+
+  const usage = async (accountId: string) =>
+    (
+      await api.db.usageCounter.findUnique({
+        where: {
+          accountId_platform_month: { accountId, platform: 'twitter', month: usageMonth(new Date()) },
+        },
+      })
+    )?.count ?? 0;
+  const waitFinal = async (apiKey: string, id: string) => {
+    for (let i = 0; i < 150; i += 1) {
+      const res = await request(api.app).get(`/v1/posts/${id}`).set('authorization', `Bearer ${apiKey}`);
+      if (res.body.status === 'published' || res.body.status === 'failed') return res.body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`post ${id} did not finish`);
+  };
+
+  it('counts Variant A posts when they fire; a used-up allowance fails twitter only, with the reason', async () => {
+    const { apiKey, accountId } = await api.account('free');
+    await api.connect(accountId, 'twitter');
+    await api.connect(accountId, 'bluesky');
+    const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const schedule = async (content: string, platforms: string[], at: string) => {
+      const res = await request(api.app)
+        .post('/api/posts')
+        .set('x-api-key', apiKey)
+        .send({ content, platforms, scheduledFor: at });
+      expect(res.status).toBe(201);
+      return res.body.post.id as string;
+    };
+    // Two units: all three are accepted while units are left; the one that fires third finds none.
+    const first = await schedule('fires first', ['twitter'], soon(1500));
+    const second = await schedule('fires second', ['twitter', 'bluesky'], soon(2500));
+    const third = await schedule('fires third', ['twitter', 'bluesky'], soon(3500));
+    const onlyTwitter = await schedule('fires last', ['twitter'], soon(4500));
+    expect(await usage(accountId)).toBe(0);
+
+    expect((await waitFinal(apiKey, first)).status).toBe('published');
+    expect((await waitFinal(apiKey, second)).status).toBe('published');
+    expect(await usage(accountId)).toBe(2);
+
+    const partial = await waitFinal(apiKey, third);
+    expect(partial.status).toBe('published');
+    expect(partial.platform_results.bluesky.success).toBe(true);
+    expect(partial.platform_results.twitter.success).toBe(false);
+    expect(partial.platform_results.twitter.error).toMatch(/allowance of the free plan \(2\) is used up/);
+    expect(partial.platform_results.twitter.error).toMatch(/upgrade the plan/);
+
+    const none = await waitFinal(apiKey, onlyTwitter);
+    expect(none.status).toBe('failed');
+    expect(none.platform_results.twitter.error).toMatch(/allowance/);
+    expect(await usage(accountId)).toBe(2);
+    // Nothing of the refused ones reached twitter.
+    const tweets = (api.sim?.sim.postsOf('twitter') ?? []).map((p) => p.text);
+    expect(tweets).toEqual(expect.arrayContaining(['fires first', 'fires second']));
+    expect(tweets).not.toContain('fires third');
+    expect(tweets).not.toContain('fires last');
+  });
+
+  it('Variant B scheduled posts of the same account do not count', async () => {
+    const { apiKey, accountId } = await api.account('free');
+    await api.connect(accountId, 'twitter');
+    await api.db.usageCounter.create({
+      data: { accountId, platform: 'twitter', month: usageMonth(new Date()), count: 2 },
+    });
+    const res = await request(api.app)
+      .post('/v1/posts')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({
+        content: 'B does not count',
+        platforms: ['twitter'],
+        scheduled_for: new Date(Date.now() + 1500).toISOString(),
+      });
+    expect(res.status).toBe(201);
+    expect((await waitFinal(apiKey, res.body.id)).status).toBe('published');
+    expect(await usage(accountId)).toBe(2);
   });
 });

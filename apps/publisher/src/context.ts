@@ -1,14 +1,16 @@
-import type { TPlatform } from '@sps/core';
+import type { TPlatform, TTwitterAllowanceByPlan } from '@sps/core';
 import {
   createPostRepository,
   createPublishRepository,
   createQueueRepository,
   createSocialAccountRepository,
+  createUsageRepository,
   type TDb,
   type TPostRepository,
   type TPublishRepository,
   type TQueueRepository,
   type TSocialAccountRepository,
+  type TUsageRepository,
 } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
 import type { TQueues } from '@sps/queue';
@@ -17,6 +19,8 @@ import { noopPublisherMetrics, type TPublisherMetrics } from './metrics.js';
 
 export interface TPublisherOptions {
   encryptionKey: Buffer;
+  /** Variant A's monthly twitter allowance by plan, for scheduled and queued posts that fire. */
+  twitterAllowance: TTwitterAllowanceByPlan;
   backoffBaseMs: number;
   /** A `publishing` post untouched this long is taken for one whose job was lost (reconciler). */
   stuckAfterMs: number;
@@ -34,6 +38,7 @@ export interface TPublisherContext {
   publishing: TPublishRepository;
   queue: TQueueRepository;
   socialAccounts: TSocialAccountRepository;
+  usage: TUsageRepository;
 }
 
 /** What every processor gets: repositories, producers, connectors; built once at start-up. */
@@ -52,5 +57,6 @@ export function createPublisherContext(deps: {
     publishing: createPublishRepository(deps.db),
     queue: createQueueRepository(deps.db),
     socialAccounts: createSocialAccountRepository(deps.db),
+    usage: createUsageRepository(deps.db),
   };
 }

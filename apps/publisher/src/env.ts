@@ -1,4 +1,12 @@
-import { networkBaseUrls, parseDuration, secretBox, ZCommonEnv, ZDuration, zMetricsPort } from '@sps/core';
+import {
+  networkBaseUrls,
+  parseDuration,
+  secretBox,
+  ZCommonEnv,
+  ZDuration,
+  ZTwitterAllowance,
+  zMetricsPort,
+} from '@sps/core';
 import { z } from 'zod';
 
 const ZPublisherEnv = ZCommonEnv.extend({
@@ -14,6 +22,8 @@ const ZPublisherEnv = ZCommonEnv.extend({
   JOB_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
   /** `GET /metrics` and `GET /healthz` of this process; 0 turns the server off. */
   METRICS_PORT: zMetricsPort(9101),
+  /** Variant A's twitter publishes per UTC month by plan; scheduled and queued posts take theirs here. */
+  TWITTER_MONTHLY_ALLOWANCE: ZTwitterAllowance,
 });
 
 export type TPublisherEnv = z.output<typeof ZPublisherEnv> & {

@@ -40,6 +40,7 @@ const publisher = await createPublisher({
   reconcileEveryMs: env.RECONCILE_EVERY,
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,
+  twitterAllowance: env.TWITTER_MONTHLY_ALLOWANCE,
 });
 await publisher
   .reconcileNow()

@@ -1,4 +1,4 @@
-import type { TPlatform } from '@sps/core';
+import { DEFAULT_TWITTER_ALLOWANCE, type TPlatform, type TTwitterAllowanceByPlan } from '@sps/core';
 import type { TDb } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
 import { bullPrefix, JOBS, type TQueues } from '@sps/queue';
@@ -34,6 +34,8 @@ export interface TPublisherDeps {
   lockDurationMs?: number;
   /** Publish outcomes and latency (the process's /metrics); omitted: not recorded. */
   metrics?: TPublisherMetrics;
+  /** Variant A's monthly twitter allowance by plan (default: the built-in numbers). */
+  twitterAllowance?: TTwitterAllowanceByPlan;
 }
 
 export interface TPublisher {
@@ -63,6 +65,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
       encryptionKey: deps.encryptionKey,
       backoffBaseMs: deps.backoffBaseMs,
       stuckAfterMs: deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
+      twitterAllowance: deps.twitterAllowance ?? DEFAULT_TWITTER_ALLOWANCE,
     },
   });
   const prefix = bullPrefix(deps.queuePrefix);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { PLATFORMS, type TPlatform } from './platforms.js';
+import { parseTwitterAllowance } from './twitter-allowance.js';
 
 // Shared pieces of each app's environment schema. Apps parse process.env once (loadEnv) and pass
 // values down; packages only receive values.
@@ -40,6 +41,19 @@ export function wantsPrettyLogs(
 ): boolean {
   return env.LOG_PRETTY ?? (env.NODE_ENV === 'development' && stdoutIsTty);
 }
+
+/** `TWITTER_MONTHLY_ALLOWANCE`: `plan=count,...`; unlisted plans keep the defaults. */
+export const ZTwitterAllowance = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    try {
+      return parseTwitterAllowance(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
 
 export const ZCommonEnv = z.object({
   NODE_ENV: z.string().default('development'),

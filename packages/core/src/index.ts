@@ -21,5 +21,6 @@ export * as secretBox from './secret-box.js';
 export * from './text-fields.js';
 export * from './text-length.js';
 export * from './thread-plan.js';
+export * from './twitter-allowance.js';
 export * from './webhook-b.js';
 export * from './zod-issues.js';

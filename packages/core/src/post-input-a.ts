@@ -192,6 +192,7 @@ export function parseCreatePostA(body: unknown, now: Date): TPostChanges {
     ...(segments !== undefined ? { segments: segments.length > 0 ? segments : null } : {}),
     ...(input.poll !== undefined ? { poll: input.poll } : {}),
     ...(input.published !== undefined ? { publishNow: input.published } : {}),
+    countsTwitterAllowance: true,
   };
 }
 

@@ -68,6 +68,11 @@ export interface TPostChanges {
   queueState?: TQueueState | null;
   /** Variant A `published: true`: publish now. */
   publishNow?: boolean;
+  /**
+   * Variant A and MCP: when the post fires as scheduled or queued, a twitter publish takes a unit of the
+   * plan's monthly allowance (publish requests take theirs in the API).
+   */
+  countsTwitterAllowance?: boolean;
 }
 
 const VIDEO_EXTENSIONS = /\.(mp4|mov|m4v|webm|avi|mkv|mpeg|mpg)$/i;

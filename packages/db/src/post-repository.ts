@@ -60,6 +60,7 @@ export function createPostRepository(db: TDb) {
       const insert = db.post.create({
         data: {
           ...data,
+          countsTwitterAllowance: changes.countsTwitterAllowance === true,
           media: jsonColumn(post.media),
           segments: jsonColumn(post.segments),
           poll: jsonColumn(post.poll),
@@ -122,6 +123,7 @@ export function createPostRepository(db: TDb) {
             media: jsonColumn(changes.media),
             segments: jsonColumn(changes.segments),
             poll: jsonColumn(changes.poll),
+            ...(changes.countsTwitterAllowance ? { countsTwitterAllowance: true } : {}),
           },
           include: POST_INCLUDE,
         });

@@ -29,6 +29,8 @@ export interface TBeginPublish {
   expectUpdatedAt?: Date;
   /** Leaves the interval queue (a queued post taken by its slot). */
   clearQueue?: boolean;
+  /** Networks that fail before anything is sent, with the reason (a used-up twitter allowance). */
+  preFailed?: Partial<Record<TPlatform, { error: string; errorKind: string }>>;
 }
 
 export interface TSegmentRef {
@@ -87,13 +89,16 @@ export function createPublishRepository(db: TDb) {
           DELETE FROM segment_deliveries s USING ok
           WHERE s.post_id = ok.id AND (s.platform <> ALL(ok.platforms) OR s.status <> 'sent')
         ), targets AS (
-          INSERT INTO post_targets (id, post_id, platform, social_account_id, status, updated_at)
+          INSERT INTO post_targets (id, post_id, platform, social_account_id, status, error, error_kind, updated_at)
           SELECT gen_random_uuid(), ok.id, p, (${JSON.stringify(input.accounts)}::jsonb ->> p::text)::uuid,
-                 'pending', now()
-          FROM ok, unnest(ok.platforms) AS p
+                 CASE WHEN pre.value IS NULL THEN 'pending' ELSE 'failed' END::"TargetStatus",
+                 pre.value ->> 'error', pre.value ->> 'errorKind', now()
+          FROM ok CROSS JOIN unnest(ok.platforms) AS p
+          LEFT JOIN jsonb_each(${JSON.stringify(input.preFailed ?? {})}::jsonb) AS pre ON pre.key = p::text
           ON CONFLICT (post_id, platform) DO UPDATE SET
-            social_account_id = EXCLUDED.social_account_id, status = 'pending', remote_post_id = NULL,
-            remote_url = NULL, error = NULL, error_kind = NULL, published_at = NULL, updated_at = now()
+            social_account_id = EXCLUDED.social_account_id, status = EXCLUDED.status, remote_post_id = NULL,
+            remote_url = NULL, error = EXCLUDED.error, error_kind = EXCLUDED.error_kind, published_at = NULL,
+            updated_at = now()
         ), started AS (
           UPDATE posts SET status = 'publishing', publish_attempt = posts.publish_attempt + 1,
             queue_state = CASE WHEN ${input.clearQueue === true} THEN NULL ELSE posts.queue_state END,
@@ -114,6 +119,15 @@ export function createPublishRepository(db: TDb) {
       const post = await db.post.findUnique({ where: { id: input.postId }, include: POST_INCLUDE });
       if (!post) return { kind: 'not_found' } as const;
       return { kind: 'started', attempt: row.attempt, post: toPostRecord(post) } as const;
+    },
+
+    /** Whether a due post's twitter publish takes from the allowance, and the account's plan. */
+    async allowanceOf(postId: string): Promise<{ counts: boolean; accountId: string; plan: string } | null> {
+      const rows = await db.$queryRaw<{ counts: boolean; account_id: string; plan: string }[]>`
+        SELECT p.counts_twitter_allowance AS counts, p.account_id, a.plan::text AS plan
+        FROM posts p JOIN accounts a ON a.id = p.account_id WHERE p.id = ${postId}::uuid`;
+      const row = rows[0];
+      return row ? { counts: row.counts, accountId: row.account_id, plan: row.plan } : null;
     },
 
     /**

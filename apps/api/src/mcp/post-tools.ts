@@ -107,7 +107,8 @@ export function registerPostTools(server: McpServer, deps: TPostToolDeps): void 
           queue_status?: 'queued' | 'pending';
         };
         const changes = withQueueAndPoll(parseCreatePostB(rest, new Date()), queue_status, poll);
-        return presentPostMcp(await posts.create(accountId, changes));
+        // MCP publishes take from the twitter allowance (as Variant A's do), so its scheduled posts do too.
+        return presentPostMcp(await posts.create(accountId, { ...changes, countsTwitterAllowance: true }));
       }),
   );
 
@@ -158,7 +159,9 @@ export function registerPostTools(server: McpServer, deps: TPostToolDeps): void 
         // Like PUT /v1/posts/{id}: an unknown id is not_found before any validation.
         const current = await posts.get(accountId, id);
         const changes = withQueueAndPoll(parseUpdatePostB(rest, new Date()), queue_status, poll, current);
-        return presentPostMcp(await posts.update(accountId, id, changes));
+        return presentPostMcp(
+          await posts.update(accountId, id, { ...changes, countsTwitterAllowance: true }),
+        );
       }),
   );
 

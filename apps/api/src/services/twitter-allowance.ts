@@ -1,13 +1,12 @@
-import { AppError, type TPlatform } from '@sps/core';
+import {
+  type AppError,
+  type TPlatform,
+  type TTwitterAllowanceByPlan,
+  twitterAllowanceUsedUp,
+} from '@sps/core';
 import { type TPlan, type TUsageRepository, usageMonth } from '@sps/db';
-import type { TTwitterAllowanceByPlan } from '../limits-config.js';
 
 const PLATFORM: TPlatform = 'twitter';
-
-/** First instant of the next calendar month in UTC: when the allowance starts over. */
-export function nextMonthStart(at: Date): Date {
-  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
-}
 
 /**
  * Variant A: the monthly allowance of twitter publishes by plan, counted in PostgreSQL so every API process
@@ -20,16 +19,7 @@ export function createTwitterAllowance(
   clock: () => Date = () => new Date(),
 ) {
   function usedUp(plan: TPlan, used: number, now: Date): AppError {
-    const allowance = allowanceByPlan[plan];
-    const resetsAt = nextMonthStart(now).toISOString();
-    return new AppError(
-      'quota_exceeded',
-      `The monthly twitter publishing allowance of the ${plan} plan (${allowance}) is used up`,
-      {
-        fix: `Publish to other networks, wait until ${resetsAt} when the allowance starts over, or upgrade the plan.`,
-        details: { platform: PLATFORM, plan, allowance, used, remaining: 0, resets_at: resetsAt },
-      },
-    );
+    return twitterAllowanceUsedUp(plan, allowanceByPlan[plan], used, now);
   }
 
   return {
