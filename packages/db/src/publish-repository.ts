@@ -257,21 +257,30 @@ export function createPublishRepository(db: TDb) {
      */
     async finalize(postId: string, attempt: number): Promise<TPostRecord | null> {
       return db.$transaction(async (tx) => {
-        const row = await lockPost(tx, postId);
-        if (row?.status !== 'publishing' || row.publishAttempt !== attempt) return null;
-        const outcome = resolvePostOutcome(row.targets.map((t) => t.status as TTargetStatus));
+        // The lock and what the outcome needs in one statement (this runs once per post, on the hot path).
+        const rows = await tx.$queryRaw<
+          {
+            status: string;
+            publish_attempt: number;
+            published_at: Date | null;
+            targets: string[];
+            first: Date | null;
+          }[]
+        >`
+          SELECT p.status::text AS status, p.publish_attempt, p.published_at,
+                 ARRAY(SELECT t.status::text FROM post_targets t WHERE t.post_id = p.id) AS targets,
+                 (SELECT min(t.published_at) FROM post_targets t WHERE t.post_id = p.id) AS first
+          FROM posts p WHERE p.id = ${postId}::uuid AND p.deleted_at IS NULL
+          FOR UPDATE OF p`;
+        const row = rows[0];
+        if (row?.status !== 'publishing' || row.publish_attempt !== attempt) return null;
+        const outcome = resolvePostOutcome(row.targets as TTargetStatus[]);
         if (outcome === 'publishing') return null;
-        const firstSuccess = row.targets
-          .map((t) => t.publishedAt)
-          .filter((d): d is Date => d !== null)
-          .sort((a, b) => a.getTime() - b.getTime())[0];
         const updated = await tx.post.update({
           where: { id: postId },
           data: {
             status: outcome,
-            ...(outcome === 'published' && !row.publishedAt
-              ? { publishedAt: firstSuccess ?? new Date() }
-              : {}),
+            ...(outcome === 'published' && !row.published_at ? { publishedAt: row.first ?? new Date() } : {}),
           },
           include: POST_INCLUDE,
         });
