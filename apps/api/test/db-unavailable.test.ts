@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDb, type TDb } from '@sps/db';
+import { createDb, createPostRepository, type TDb } from '@sps/db';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
 
@@ -76,5 +76,24 @@ describe('database unavailable', () => {
     expect(res.body).toEqual({ error: expect.any(String), fix: expect.any(String) });
     const after = await request(api.app).get('/api/posts').set(bearer(key));
     expect(after.body.posts).toHaveLength(before.body.posts.length);
+  });
+
+  it('undoing a create never removes a post that started publishing', async () => {
+    const created = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(key))
+      .send({ content: 'started after all', platforms: ['twitter'] });
+    const accountId = (await api.db.post.findUniqueOrThrow({ where: { id: created.body.id } })).accountId;
+    const repo = createPostRepository(api.db);
+    expect(
+      (await request(api.app).post(`/v1/posts/${created.body.id}/publish`).set(bearer(key))).status,
+    ).toBe(200);
+    expect(await repo.deleteUntouchedDraft(accountId, created.body.id)).toBe(false);
+    expect(await api.db.post.count({ where: { id: created.body.id } })).toBe(1);
+    const draft = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(key))
+      .send({ content: 'x', platforms: ['twitter'] });
+    expect(await repo.deleteUntouchedDraft(accountId, draft.body.id)).toBe(true);
   });
 });

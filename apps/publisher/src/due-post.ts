@@ -63,16 +63,22 @@ export async function startDuePost(
     const failed = await ctx.publishing.failBeforeSending(post.id, from, { twitter: allowance.refused });
     return failed ? 'failed' : 'skipped';
   }
-  const outcome = await ctx.publishing.begin({
-    accountId: post.accountId,
-    postId: post.id,
-    from: [from],
-    accounts,
-    clearQueue,
-    ...(allowance.refused
-      ? { preFailed: { twitter: { error: allowance.refused, errorKind: 'quota_exceeded' } } }
-      : {}),
-  });
+  const outcome = await ctx.publishing
+    .begin({
+      accountId: post.accountId,
+      postId: post.id,
+      from: [from],
+      accounts,
+      clearQueue,
+      ...(allowance.refused
+        ? { preFailed: { twitter: { error: allowance.refused, errorKind: 'quota_exceeded' } } }
+        : {}),
+    })
+    .catch(async (error: unknown) => {
+      // The job is retried and takes a unit again: this one goes back.
+      await allowance.release?.().catch(() => undefined);
+      throw error;
+    });
   if (outcome.kind !== 'started') {
     // Another job started (or removed) it first: the unit goes back.
     await allowance.release?.().catch(() => undefined);

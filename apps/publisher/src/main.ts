@@ -64,10 +64,14 @@ async function shutdown(signal: string): Promise<void> {
   }, 30_000);
   force.unref();
   // Worker first (finishes active jobs), then Redis, then PostgreSQL; /metrics stays up until the end.
-  await publisher.close();
-  await queues.close();
+  await publisher
+    .close()
+    .catch((err: Error) => logger.error({ err: err.message }, 'closing the worker failed'));
+  await queues.close().catch((err: Error) => logger.warn({ err: err.message }, 'closing queues failed'));
   await connection.quit().catch(() => undefined);
-  await db.$disconnect();
+  await db
+    .$disconnect()
+    .catch((err: Error) => logger.warn({ err: err.message }, 'closing PostgreSQL failed'));
   await metricsServer.close();
   logger.info('publisher stopped');
   process.exit(0);

@@ -77,10 +77,14 @@ async function shutdown(signal: string): Promise<void> {
   }, env.WEBHOOK_TIMEOUT + 10_000);
   force.unref();
   // Worker first (finishes in-flight deliveries), then Redis, then PostgreSQL; /metrics stays up until the end.
-  await webhooks.close();
-  await queues.close();
+  await webhooks
+    .close()
+    .catch((err: Error) => logger.error({ err: err.message }, 'closing the worker failed'));
+  await queues.close().catch((err: Error) => logger.warn({ err: err.message }, 'closing queues failed'));
   await connection.quit().catch(() => undefined);
-  await db.$disconnect();
+  await db
+    .$disconnect()
+    .catch((err: Error) => logger.warn({ err: err.message }, 'closing PostgreSQL failed'));
   await metricsServer.close();
   logger.info('webhooks stopped');
   process.exit(0);

@@ -98,7 +98,7 @@ describe('webhooks worker crash and Redis loss', () => {
     const child = await startChild();
     await api.connect(a.accountId, 'twitter', 'crash');
     // The first attempt reached the receiver over TLS (self-signed CA trusted via NODE_EXTRA_CA_CERTS) and hangs.
-    await receiver.waitFor(() => receiver.on('/crash').length === 1);
+    await receiver.waitFor(() => receiver.on('/crash').length === 1, 20_000);
     child.kill('SIGKILL');
     await exited(child);
     const open = await api.db.webhookDelivery.findFirstOrThrow({ where: { webhookId: a.webhookId } });
@@ -109,7 +109,7 @@ describe('webhooks worker crash and Redis loss', () => {
     const [first, second] = receiver.on('/crash');
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     expect(second!.rawBody).toBe(first!.rawBody);
-    for (let i = 0; i < 40; i += 1) {
+    for (let i = 0; i < 200; i += 1) {
       const row = await api.db.webhookDelivery.findUniqueOrThrow({ where: { id: open.id } });
       if (row.status === 'succeeded') break;
       await sleep(50);
@@ -136,9 +136,9 @@ describe('webhooks worker crash and Redis loss', () => {
     // The dispatcher takes the undispatched event; the already-dispatched delivery has no job and only the
     // reconciler (run by the job scheduler as soon as the worker upserts it) can bring it back.
     const worker = await api.startWebhooks();
-    await receiver.waitFor(() => receiver.on('/flush').length === 2);
+    await receiver.waitFor(() => receiver.on('/flush').length === 2, 20_000);
     const orphanId = dispatched.deliveries[0]!.deliveryId;
-    for (let i = 0; i < 40; i += 1) {
+    for (let i = 0; i < 200; i += 1) {
       if (
         (await api.db.webhookDelivery.findUniqueOrThrow({ where: { id: orphanId } })).status === 'succeeded'
       )

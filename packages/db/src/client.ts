@@ -10,7 +10,13 @@ export interface TDbOptions {
 }
 
 export function createDb(url: string, options: TDbOptions = {}): TDb {
-  const adapter = new PrismaPg({ connectionString: url, max: options.poolMax ?? 10 });
+  // pg waits for a pooled connection forever by default; a bounded wait turns a saturated pool into a
+  // 503 (see isDbUnavailable) instead of requests piling up without end.
+  const adapter = new PrismaPg({
+    connectionString: url,
+    max: options.poolMax ?? 10,
+    connectionTimeoutMillis: 10_000,
+  });
   return new PrismaClient({
     adapter,
     // Prisma's defaults (2 s to get a connection for a transaction, 5 s to run it) turn a busy pool into
@@ -40,9 +46,12 @@ const ADAPTER_KINDS = new Set([
 /** SQLSTATEs: serialization failure, deadlock, admin/crash shutdown, cannot connect now, too many connections. */
 const SQLSTATE_RETRYABLE = /^(40001|40P01|57P0[1-3]|53300|08\w{3})$/;
 
+/** pg-pool's own errors carry no code, only these messages. */
+const POOL_MESSAGES = /timeout exceeded when trying to connect|Connection terminated/;
+
 /** True when an error means "the database cannot serve right now; the same request may work later". */
-export function isDbUnavailable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
+export function isDbUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 5) return false;
   const e = error as { name?: string; code?: unknown; cause?: unknown; meta?: unknown };
   if (e.name === 'PrismaClientInitializationError') return true;
   if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || SOCKET_CODES.has(e.code))) return true;
@@ -50,7 +59,8 @@ export function isDbUnavailable(error: unknown): boolean {
     ?.driverAdapterError?.cause;
   if (adapter?.kind && ADAPTER_KINDS.has(adapter.kind)) return true;
   if (adapter?.kind === 'postgres' && adapter.code && SQLSTATE_RETRYABLE.test(adapter.code)) return true;
-  return e.cause !== undefined && e.cause !== error && isDbUnavailable(e.cause);
+  if (error instanceof Error && POOL_MESSAGES.test(error.message)) return true;
+  return e.cause !== undefined && e.cause !== error && isDbUnavailable(e.cause, depth + 1);
 }
 
 /** `/readyz`: true when PostgreSQL answers. */

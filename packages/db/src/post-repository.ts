@@ -174,6 +174,14 @@ export function createPostRepository(db: TDb) {
       return count > 0;
     },
 
+    /** Removes a post only while it is a draft that never started publishing (undoing a failed create). */
+    async deleteUntouchedDraft(accountId: string, id: string): Promise<boolean> {
+      const { count } = await db.post.deleteMany({
+        where: { id, accountId, deletedAt: null, status: 'draft', publishAttempt: 0 },
+      });
+      return count > 0;
+    },
+
     /** Variant A approve: a pending post joins the interval queue (queued now, so it goes last). */
     async approve(
       accountId: string,

@@ -61,6 +61,18 @@ async function lockPost(tx: TTx, postId: string, accountId?: string) {
   return tx.post.findUnique({ where: { id: postId }, include: POST_INCLUDE });
 }
 
+/** Up to three tries, 100 ms apart: for reads whose failure would hide a change already committed. */
+async function readAfterCommit<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
 export function createPublishRepository(db: TDb) {
   return {
     /**
@@ -74,6 +86,8 @@ export function createPublishRepository(db: TDb) {
       // Targets of networks no longer listed are dropped; segments a network already holds (a thread cut
       // short by a failure) are kept, so they are never sent twice.
       const expect = input.expectUpdatedAt ?? null;
+      // The application's clock, like every other timestamp the reconciler compares (not the database's).
+      const now = new Date();
       const rows = await db.$queryRaw<{ status: string; updated_at: Date; attempt: number | null }[]>`
         WITH locked AS (
           SELECT id, status, updated_at, platforms FROM posts
@@ -92,17 +106,17 @@ export function createPublishRepository(db: TDb) {
           INSERT INTO post_targets (id, post_id, platform, social_account_id, status, error, error_kind, updated_at)
           SELECT gen_random_uuid(), ok.id, p, (${JSON.stringify(input.accounts)}::jsonb ->> p::text)::uuid,
                  CASE WHEN pre.value IS NULL THEN 'pending' ELSE 'failed' END::"TargetStatus",
-                 pre.value ->> 'error', pre.value ->> 'errorKind', now()
+                 pre.value ->> 'error', pre.value ->> 'errorKind', ${now}::timestamptz
           FROM ok CROSS JOIN unnest(ok.platforms) AS p
           LEFT JOIN jsonb_each(${JSON.stringify(input.preFailed ?? {})}::jsonb) AS pre ON pre.key = p::text
           ON CONFLICT (post_id, platform) DO UPDATE SET
             social_account_id = EXCLUDED.social_account_id, status = EXCLUDED.status, remote_post_id = NULL,
             remote_url = NULL, error = EXCLUDED.error, error_kind = EXCLUDED.error_kind, published_at = NULL,
-            updated_at = now()
+            updated_at = ${now}::timestamptz
         ), started AS (
           UPDATE posts SET status = 'publishing', publish_attempt = posts.publish_attempt + 1,
             queue_state = CASE WHEN ${input.clearQueue === true} THEN NULL ELSE posts.queue_state END,
-            updated_at = now()
+            updated_at = ${now}::timestamptz
           FROM ok WHERE posts.id = ok.id
           RETURNING posts.publish_attempt
         )
@@ -116,7 +130,11 @@ export function createPublishRepository(db: TDb) {
           : ({ kind: 'not_publishable', status: row.status as TPostStatus } as const);
       }
       // Read after the commit and before the job is enqueued, so the answer shows the attempt just started.
-      const post = await db.post.findUnique({ where: { id: input.postId }, include: POST_INCLUDE });
+      // The publish has started now: a failing read is tried again rather than reported as a failed start
+      // (the caller would then neither enqueue the job nor keep the post).
+      const post = await readAfterCommit(() =>
+        db.post.findUnique({ where: { id: input.postId }, include: POST_INCLUDE }),
+      );
       if (!post) return { kind: 'not_found' } as const;
       return { kind: 'started', attempt: row.attempt, post: toPostRecord(post) } as const;
     },

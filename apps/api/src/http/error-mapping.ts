@@ -62,10 +62,14 @@ export function toAppError(error: unknown): AppError {
     });
   }
   if (isDbUnavailable(error)) {
-    return new AppError('service_unavailable', 'The database is busy or unreachable right now', {
-      fix: 'Retry after the number of seconds in Retry-After.',
-      retryAfter: 2,
-    });
+    return new AppError(
+      'service_unavailable',
+      'The database or the job queue is busy or unreachable right now',
+      {
+        fix: 'Retry after the number of seconds in Retry-After.',
+        retryAfter: 2,
+      },
+    );
   }
   return new AppError('internal_error', 'Internal server error. It is safe to retry.');
 }

@@ -96,6 +96,11 @@ export function createPostService({ posts, jobs, queues, now = () => new Date() 
       return outcome.post;
     },
 
+    /** Undoes a create whose publish could not start: removes the post only if it is still an untouched draft. */
+    async discardDraft(accountId: string, id: string): Promise<boolean> {
+      return posts.deleteUntouchedDraft(accountId, id);
+    },
+
     /** Removes the post from the service only (Variant B, and Variant A with deleteFromPlatforms=false). */
     async remove(accountId: string, id: string): Promise<void> {
       const before = UUID_PATTERN.test(id) ? await posts.find(accountId, id) : null;

@@ -34,7 +34,11 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
   const router = Router();
 
   async function publishAndWait(accountId: string, started: TPublishStart) {
-    const post = await publishing.waitForOutcome(accountId, started.post.id, started.attempt);
+    // Once the publish has started an error answer would invite a retry, and a retried create would post
+    // twice: if waiting fails (database busy), answer with the post as it was when publishing started.
+    const post = await publishing
+      .waitForOutcome(accountId, started.post.id, started.attempt)
+      .catch(() => started.post);
     const results = publishResults(post, started.platforms);
     return { success: results.some((r) => r.success), post: presentPostA(post), publishResults: results };
   }
@@ -73,7 +77,8 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
       .start(auth.accountId, created.id, ['draft'], 'A', auth.plan)
       .catch(async (error: unknown) => {
         // The caller gets an error, so no post may stay behind: a retry of the request would make two.
-        await posts.remove(auth.accountId, created.id).catch(() => undefined);
+        // Only an untouched draft goes: one that started publishing after all stays (and is published).
+        await posts.discardDraft(auth.accountId, created.id).catch(() => undefined);
         throw error;
       });
     const outcome = await publishAndWait(auth.accountId, started);
