@@ -844,6 +844,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorA"];
             };
         };
+        /** @description The database or job queue is busy or unreachable. Retry after `Retry-After` seconds. */
+        ErrorA503: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorA"];
+            };
+        };
         /** @description Validation error; `details.field` and `details.issues` name the fields. */
         ErrorB400: {
             headers: {
@@ -938,6 +948,19 @@ export interface components {
                 "application/json": components["schemas"]["ErrorB"];
             };
         };
+        /** @description The database or job queue is busy or unreachable. Retry after `Retry-After` seconds. */
+        ErrorB503: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorB"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -979,6 +1002,7 @@ export interface operations {
             401: components["responses"]["ErrorA401"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     createPostA: {
@@ -1009,6 +1033,7 @@ export interface operations {
             413: components["responses"]["ErrorA413"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     getPostA: {
@@ -1036,6 +1061,7 @@ export interface operations {
             404: components["responses"]["ErrorA404"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     updatePostA: {
@@ -1070,6 +1096,7 @@ export interface operations {
             413: components["responses"]["ErrorA413"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     deletePostA: {
@@ -1101,6 +1128,7 @@ export interface operations {
             404: components["responses"]["ErrorA404"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     publishPostA: {
@@ -1130,6 +1158,7 @@ export interface operations {
             404: components["responses"]["ErrorA404"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     retryPostA: {
@@ -1159,6 +1188,7 @@ export interface operations {
             404: components["responses"]["ErrorA404"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     approvePostA: {
@@ -1187,6 +1217,7 @@ export interface operations {
             404: components["responses"]["ErrorA404"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     listAccountsA: {
@@ -1210,6 +1241,7 @@ export interface operations {
             401: components["responses"]["ErrorA401"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     getQueueSettingsA: {
@@ -1233,6 +1265,7 @@ export interface operations {
             401: components["responses"]["ErrorA401"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     putQueueSettingsA: {
@@ -1262,6 +1295,7 @@ export interface operations {
             413: components["responses"]["ErrorA413"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
         };
     };
     listPostsB: {
@@ -1293,6 +1327,7 @@ export interface operations {
             401: components["responses"]["ErrorB401"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     createPostB: {
@@ -1325,6 +1360,7 @@ export interface operations {
             413: components["responses"]["ErrorB413"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     getPostB: {
@@ -1355,6 +1391,7 @@ export interface operations {
             404: components["responses"]["ErrorB404"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     updatePostB: {
@@ -1392,6 +1429,7 @@ export interface operations {
             413: components["responses"]["ErrorB413"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     deletePostB: {
@@ -1420,6 +1458,7 @@ export interface operations {
             404: components["responses"]["ErrorB404"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     publishPostB: {
@@ -1452,6 +1491,7 @@ export interface operations {
             422: components["responses"]["ErrorB422"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     listAccountsB: {
@@ -1478,6 +1518,7 @@ export interface operations {
             401: components["responses"]["ErrorB401"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     listPresetsB: {
@@ -1504,6 +1545,7 @@ export interface operations {
             401: components["responses"]["ErrorB401"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     createPresetB: {
@@ -1537,6 +1579,7 @@ export interface operations {
             413: components["responses"]["ErrorB413"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     listWebhooksB: {
@@ -1563,6 +1606,7 @@ export interface operations {
             401: components["responses"]["ErrorB401"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     createWebhookB: {
@@ -1595,6 +1639,7 @@ export interface operations {
             413: components["responses"]["ErrorB413"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     getWebhookB: {
@@ -1625,6 +1670,7 @@ export interface operations {
             404: components["responses"]["ErrorB404"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     updateWebhookB: {
@@ -1661,6 +1707,7 @@ export interface operations {
             413: components["responses"]["ErrorB413"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     deleteWebhookB: {
@@ -1689,6 +1736,7 @@ export interface operations {
             404: components["responses"]["ErrorB404"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     listWebhookDeliveriesB: {
@@ -1723,6 +1771,7 @@ export interface operations {
             404: components["responses"]["ErrorB404"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     retryWebhookDeliveryB: {
@@ -1756,6 +1805,7 @@ export interface operations {
             409: components["responses"]["ErrorB409"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
         };
     };
     healthz: {

@@ -7,7 +7,7 @@ import { schemaRef, type TJsonSchema } from './openapi-components.js';
 export type TVariant = 'A' | 'B';
 
 /** Statuses an operation documents besides its success; each must be one the variant's error mapping uses. */
-export type TErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500;
+export type TErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
 
 const WHY: Record<TVariant, Partial<Record<TErrorStatus, string>>> = {
   A: {
@@ -18,6 +18,7 @@ const WHY: Record<TVariant, Partial<Record<TErrorStatus, string>>> = {
     413: 'The request body is larger than the limit.',
     429: 'Rate limit exceeded (per IP address: requests per minute, publishing per hour). Retry after `Retry-After` seconds.',
     500: 'Server error. Safe to retry.',
+    503: 'The database or job queue is busy or unreachable. Retry after `Retry-After` seconds.',
   },
   B: {
     400: 'Validation error; `details.field` and `details.issues` name the fields.',
@@ -28,6 +29,7 @@ const WHY: Record<TVariant, Partial<Record<TErrorStatus, string>>> = {
     422: 'Content exceeds a network limit, or no valid connected account exists for the listed networks.',
     429: 'Rate limit exceeded for this API key (per minute, or publishes per hour). Retry after `Retry-After` seconds.',
     500: 'Server error. Safe to retry.',
+    503: 'The database or job queue is busy or unreachable. Retry after `Retry-After` seconds.',
   },
 };
 
@@ -58,7 +60,7 @@ function errorResponse(variant: TVariant, status: TErrorStatus): TJsonSchema {
   // Authentication runs before Variant B's rate limiter, so a 401 carries no rate-limit headers.
   const headers: Record<string, unknown> =
     variant === 'B' && status !== 401 ? { ...RATE_LIMIT_HEADERS_B } : {};
-  if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+  if (status === 429 || status === 503) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
   return {
     description,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -97,8 +99,10 @@ export function errorResponses(
   variant: TVariant,
   statuses: readonly TErrorStatus[],
 ): Record<string, unknown> {
+  // Every operation reads or writes PostgreSQL, so every one can answer 503.
+  const all = statuses.includes(503) ? statuses : [...statuses, 503 as const];
   return Object.fromEntries(
-    statuses.map((status) => [
+    all.map((status) => [
       String(status),
       { $ref: `#/components/responses/${responseName(variant, status)}` },
     ]),
