@@ -174,6 +174,23 @@ describe('MCP plans and rate limits', () => {
     await expect(c.listTools()).rejects.toThrow();
   });
 
+  it('counts malformed JSON bodies against the per-minute limit, then answers 400', async () => {
+    const { apiKey } = await api.account('free');
+    const remaining = async () =>
+      Number((await request(api.app).get('/v1/posts').set(bearer(apiKey))).headers['x-ratelimit-remaining']);
+    const before = await remaining();
+    const bad = await request(api.app)
+      .post('/mcp')
+      .set(bearer(apiKey))
+      .set('content-type', 'application/json')
+      .set('accept', 'application/json, text/event-stream')
+      .send('{"jsonrpc": "2.0", ');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'malformed_json' });
+    // The malformed request and the GET in between each took one.
+    expect(await remaining()).toBe(before - 2);
+  });
+
   it('gives arguments that fail the input schema, and unknown tools, a tool error with a fix', async () => {
     const { apiKey } = await api.account('pro');
     const c = await client(apiKey);

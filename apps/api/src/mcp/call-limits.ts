@@ -91,3 +91,24 @@ export function limitPerMessage(limits: readonly RequestHandler[]): RequestHandl
     next();
   };
 }
+
+/**
+ * Wraps the body parser: a body that cannot be parsed (malformed JSON, too large) still costs the key one
+ * request of its per-minute limit, so a key cannot send them without limit; then the parser's 400/413.
+ */
+export function countUnreadableBodies(
+  parser: RequestHandler,
+  limits: readonly RequestHandler[],
+): RequestHandler {
+  return (req, res, next) => {
+    parser(req, res, (parseError?: unknown) => {
+      if (!parseError) return next();
+      void (async () => {
+        for (const limit of limits) await consume(limit, req, AS_REQUEST, res);
+      })().then(
+        () => next(parseError),
+        (limitError: unknown) => next(limitError),
+      );
+    });
+  };
+}

@@ -14,7 +14,7 @@ import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
 import type { TWebhookService } from '../services/webhook-service.js';
 import { registerAccountTools } from './account-tools.js';
-import { limitPerMessage } from './call-limits.js';
+import { countUnreadableBodies, limitPerMessage } from './call-limits.js';
 import { registerPostTools } from './post-tools.js';
 import { toolError } from './tool-result.js';
 import { registerWebhookTools } from './webhook-tools.js';
@@ -62,7 +62,7 @@ export function mcpRouter(deps: TMcpDeps): Router {
   router.use(authenticate(deps.verifier, { allowXApiKey: false }));
   // Limits run per message, so they need the body: a publish call and a list call count in different
   // windows, and a batch counts each of its calls.
-  router.use(jsonBody(deps.bodyLimit));
+  router.use(countUnreadableBodies(jsonBody(deps.bodyLimit), deps.limits ?? []));
   router.use(limitPerMessage(deps.limits ?? []));
 
   router.post('/', async (req, res) => {
