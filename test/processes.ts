@@ -134,3 +134,30 @@ export function startNode(name: string, entry: string, env: Record<string, strin
   children.add(handle);
   return handle;
 }
+
+/** The value of one series in Prometheus text format, matched by name and a subset of its labels. */
+export function metricSample(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
+  }
+  return undefined;
+}
+
+/** GET on a local port; null when nothing answers (yet, or any more). */
+export async function httpGet(port: number, path: string): Promise<{ status: number; text: string } | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5_000) });
+    return { status: res.status, text: await res.text() };
+  } catch {
+    return null;
+  }
+}

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { freePort, metricSample, waitUntil } from '../../../test/processes.js';
 import { startTestApi, type TTestApi } from './harness.js';
 
 // The real API process (`node apps/api/dist/main.js`): on SIGTERM or SIGINT it stops accepting, lets the
@@ -10,36 +10,6 @@ import { startTestApi, type TTestApi } from './harness.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
 const PUBLISH_WAIT_MS = 3_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise((done) => server.close(done));
-  return port;
-}
-
-/** The value of one series in Prometheus text format, matched by name and a subset of its labels. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries(
-      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
-    );
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
-  }
-  return undefined;
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 50) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 interface TApiProcess {
   child: ChildProcess;
@@ -124,9 +94,11 @@ describe('API process: graceful shutdown', () => {
       expect(metrics.status).toBe(200);
       const text = await metrics.text();
       expect(
-        sample(text, 'http_request_duration_seconds_count', { route: '/healthz', status: '200' }),
+        metricSample(text, 'http_request_duration_seconds_count', { route: '/healthz', status: '200' }),
       ).toBeGreaterThanOrEqual(1);
-      expect(sample(text, 'queue_jobs', { queue: 'publish', state: 'waiting' })).toBeGreaterThanOrEqual(0);
+      expect(metricSample(text, 'queue_jobs', { queue: 'publish', state: 'waiting' })).toBeGreaterThanOrEqual(
+        0,
+      );
 
       // No publisher runs: the publish waits the whole PUBLISH_WAIT and answers with the post still publishing.
       const startedAt = Date.now();

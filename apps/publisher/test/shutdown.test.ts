@@ -1,46 +1,14 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TPlatform } from '@sps/core';
 import type { TRunningSim } from '@sps/network-sim';
 import request from 'supertest';
+import { freePort, httpGet, metricSample } from '../../../test/processes.js';
 import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import { startPublisherProcess, type TPublisherProcess, waitUntil } from './support.js';
 
 // The real publisher process (`node apps/publisher/dist/main.js`): its metrics port answers /healthz and
 // /metrics with the publish series, and SIGTERM or SIGINT ends it with exit code 0 once the job in
 // flight is finished (the network's answer recorded, the post final).
-
-/** A port nothing listens on right now (the process under test binds it next). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The value of one series in Prometheus text format, matched by name and a subset of its labels. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries(
-      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
-    );
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
-  }
-  return undefined;
-}
-
-async function get(port: number, path: string): Promise<{ status: number; text: string } | null> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5_000) });
-    return { status: res.status, text: await res.text() };
-  } catch {
-    return null;
-  }
-}
 
 describe('publisher process: metrics port and graceful shutdown', () => {
   let api: TTestApi;
@@ -65,7 +33,7 @@ describe('publisher process: metrics port and graceful shutdown', () => {
       'the publisher /healthz to answer 200',
       async () => {
         if (proc.child.exitCode !== null) throw new Error(`publisher exited early: ${proc.stderr()}`);
-        return (await get(port, '/healthz'))?.status === 200;
+        return (await httpGet(port, '/healthz'))?.status === 200;
       },
       60_000,
       100,
@@ -138,38 +106,44 @@ describe('publisher process: metrics port and graceful shutdown', () => {
     await waitUntil(
       '/metrics to count the completed publish job',
       async () => {
-        const scraped = await get(port, '/metrics');
+        const scraped = await httpGet(port, '/metrics');
         expect(scraped?.status).toBe(200);
         text = scraped!.text;
-        return (sample(text, 'queue_jobs', { queue: 'publish', state: 'completed' }) ?? 0) >= 1;
+        return (metricSample(text, 'queue_jobs', { queue: 'publish', state: 'completed' }) ?? 0) >= 1;
       },
       15_000,
       200,
     );
     expect(
-      sample(text, 'publish_outcomes_total', { platform: 'twitter', outcome: 'success', kind: 'none' }),
+      metricSample(text, 'publish_outcomes_total', { platform: 'twitter', outcome: 'success', kind: 'none' }),
     ).toBe(1);
     expect(
-      sample(text, 'publish_outcomes_total', { platform: 'mastodon', outcome: 'failed', kind: 'rejected' }),
+      metricSample(text, 'publish_outcomes_total', {
+        platform: 'mastodon',
+        outcome: 'failed',
+        kind: 'rejected',
+      }),
     ).toBe(1);
-    expect(sample(text, 'publish_latency_seconds_count', { platform: 'twitter' })).toBe(1);
-    const latency = sample(text, 'publish_latency_seconds_sum', { platform: 'twitter' });
+    expect(metricSample(text, 'publish_latency_seconds_count', { platform: 'twitter' })).toBe(1);
+    const latency = metricSample(text, 'publish_latency_seconds_sum', { platform: 'twitter' });
     expect(latency).toBeGreaterThan(0);
     expect(latency).toBeLessThan(30);
-    expect(sample(text, 'publish_latency_seconds_bucket', { platform: 'twitter', le: '+Inf' })).toBe(1);
-    expect(sample(text, 'publish_latency_seconds_count', { platform: 'mastodon' })).toBeUndefined();
+    expect(metricSample(text, 'publish_latency_seconds_bucket', { platform: 'twitter', le: '+Inf' })).toBe(1);
+    expect(metricSample(text, 'publish_latency_seconds_count', { platform: 'mastodon' })).toBeUndefined();
     for (const queue of ['publish', 'schedule', 'queue-slot']) {
-      expect(sample(text, 'queue_jobs', { queue, state: 'waiting' })).toBeGreaterThanOrEqual(0);
+      expect(metricSample(text, 'queue_jobs', { queue, state: 'waiting' })).toBeGreaterThanOrEqual(0);
     }
-    expect(sample(text, 'queue_jobs', { queue: 'publish', state: 'completed' })).toBeGreaterThanOrEqual(1);
+    expect(metricSample(text, 'queue_jobs', { queue: 'publish', state: 'completed' })).toBeGreaterThanOrEqual(
+      1,
+    );
     // Ids and content never become label values.
     expect(text).not.toContain(id);
     expect(text).not.toContain('metrics please');
-    expect((await get(port, '/nope'))?.status).toBe(404);
+    expect((await httpGet(port, '/nope'))?.status).toBe(404);
 
     await stopsGracefully(proc, apiKey, 'SIGTERM');
     // The metrics port went away with the process.
-    expect(await get(port, '/healthz')).toBeNull();
+    expect(await httpGet(port, '/healthz')).toBeNull();
   }, 120_000);
 
   it('SIGINT exits 0 after the job in flight', async () => {

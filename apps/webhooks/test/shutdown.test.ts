@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpsServer, type Server } from 'node:https';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { freePort, httpGet, metricSample, waitUntil } from '../../../test/processes.js';
 import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import { makeCertificate, startReceiver, type TCertificate, type TReceiver } from './support/receiver.js';
 
@@ -15,45 +15,6 @@ import { makeCertificate, startReceiver, type TCertificate, type TReceiver } fro
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
 const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 const SLOW_ANSWER_MS = 1_500;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise((done) => server.close(done));
-  return port;
-}
-
-/** The value of one series in Prometheus text format, matched by name and a subset of its labels. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries(
-      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
-    );
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
-  }
-  return undefined;
-}
-
-async function get(port: number, path: string): Promise<{ status: number; text: string } | null> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5_000) });
-    return { status: res.status, text: await res.text() };
-  } catch {
-    return null;
-  }
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 50) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 interface TWorker {
   child: ChildProcess;
@@ -138,7 +99,7 @@ describe('webhooks process: metrics port and graceful shutdown', () => {
       'the webhooks /healthz to answer 200',
       async () => {
         if (child.exitCode !== null) throw new Error(`webhooks exited early: ${output}`);
-        return (await get(port, '/healthz'))?.status === 200;
+        return (await httpGet(port, '/healthz'))?.status === 200;
       },
       60_000,
       100,
@@ -209,38 +170,38 @@ describe('webhooks process: metrics port and graceful shutdown', () => {
     await waitUntil(
       '/metrics to show both deliveries ended',
       async () => {
-        const scraped = await get(worker.port, '/metrics');
+        const scraped = await httpGet(worker.port, '/metrics');
         expect(scraped?.status).toBe(200);
         text = scraped!.text;
         return (
-          sample(text, 'webhook_deliveries_total', { outcome: 'gave_up' }) === 1 &&
-          sample(text, 'webhook_deliveries_total', { outcome: 'delivered' }) === 1 &&
-          (sample(text, 'queue_jobs', { queue: 'webhook-delivery', state: 'failed' }) ?? 0) >= 1
+          metricSample(text, 'webhook_deliveries_total', { outcome: 'gave_up' }) === 1 &&
+          metricSample(text, 'webhook_deliveries_total', { outcome: 'delivered' }) === 1 &&
+          (metricSample(text, 'queue_jobs', { queue: 'webhook-delivery', state: 'failed' }) ?? 0) >= 1
         );
       },
       15_000,
       200,
     );
-    expect(sample(text, 'webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
-    expect(sample(text, 'webhook_deliveries_total', { outcome: 'failed_attempt' })).toBe(5);
-    expect(sample(text, 'webhook_deliveries_total', { outcome: 'gave_up' })).toBe(1);
-    expect(sample(text, 'webhook_delivery_attempts_count', { outcome: 'delivered' })).toBe(1);
-    expect(sample(text, 'webhook_delivery_attempts_sum', { outcome: 'delivered' })).toBe(1);
-    expect(sample(text, 'webhook_delivery_attempts_count', { outcome: 'gave_up' })).toBe(1);
-    expect(sample(text, 'webhook_delivery_attempts_sum', { outcome: 'gave_up' })).toBe(6);
-    expect(sample(text, 'webhook_delivery_attempts_bucket', { outcome: 'gave_up', le: '5' })).toBe(0);
-    expect(sample(text, 'webhook_delivery_attempts_bucket', { outcome: 'gave_up', le: '6' })).toBe(1);
+    expect(metricSample(text, 'webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
+    expect(metricSample(text, 'webhook_deliveries_total', { outcome: 'failed_attempt' })).toBe(5);
+    expect(metricSample(text, 'webhook_deliveries_total', { outcome: 'gave_up' })).toBe(1);
+    expect(metricSample(text, 'webhook_delivery_attempts_count', { outcome: 'delivered' })).toBe(1);
+    expect(metricSample(text, 'webhook_delivery_attempts_sum', { outcome: 'delivered' })).toBe(1);
+    expect(metricSample(text, 'webhook_delivery_attempts_count', { outcome: 'gave_up' })).toBe(1);
+    expect(metricSample(text, 'webhook_delivery_attempts_sum', { outcome: 'gave_up' })).toBe(6);
+    expect(metricSample(text, 'webhook_delivery_attempts_bucket', { outcome: 'gave_up', le: '5' })).toBe(0);
+    expect(metricSample(text, 'webhook_delivery_attempts_bucket', { outcome: 'gave_up', le: '6' })).toBe(1);
     expect(
-      sample(text, 'queue_jobs', { queue: 'webhook-delivery', state: 'waiting' }),
+      metricSample(text, 'queue_jobs', { queue: 'webhook-delivery', state: 'waiting' }),
     ).toBeGreaterThanOrEqual(0);
-    expect(sample(text, 'queue_jobs', { queue: 'webhook-delivery', state: 'failed' })).toBeGreaterThanOrEqual(
-      1,
-    );
+    expect(
+      metricSample(text, 'queue_jobs', { queue: 'webhook-delivery', state: 'failed' }),
+    ).toBeGreaterThanOrEqual(1);
     // Ids never become label values.
     expect(text).not.toContain(ok.webhookId);
 
     await stopsGracefully(worker, 'SIGTERM');
-    expect(await get(worker.port, '/healthz')).toBeNull();
+    expect(await httpGet(worker.port, '/healthz')).toBeNull();
   }, 120_000);
 
   it('SIGINT exits 0 after the delivery in flight', async () => {
