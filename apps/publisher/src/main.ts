@@ -51,7 +51,6 @@ const metricsServer = await startMetricsServer({
   registry: metrics.registry,
   logger,
 });
-logger.info({ concurrency: env.PUBLISH_CONCURRENCY, metricsPort: metricsServer.port }, 'publisher started');
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -78,3 +77,5 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+// Said last, after the signal handlers: whoever waits for this line may stop the process at once.
+logger.info({ concurrency: env.PUBLISH_CONCURRENCY, metricsPort: metricsServer.port }, 'publisher started');

@@ -56,15 +56,6 @@ const metricsServer = await startMetricsServer({
   registry: metrics.registry,
   logger,
 });
-logger.info(
-  {
-    concurrency: env.WEBHOOK_CONCURRENCY,
-    metricsPort: metricsServer.port,
-    retries: env.WEBHOOK_RETRY_DELAYS.length,
-    smtp: Boolean(env.SMTP_URL),
-  },
-  'webhooks started',
-);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -91,3 +82,13 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+// Said last, after the signal handlers: whoever waits for this line may stop the process at once.
+logger.info(
+  {
+    concurrency: env.WEBHOOK_CONCURRENCY,
+    metricsPort: metricsServer.port,
+    retries: env.WEBHOOK_RETRY_DELAYS.length,
+    smtp: Boolean(env.SMTP_URL),
+  },
+  'webhooks started',
+);
