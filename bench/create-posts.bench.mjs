@@ -36,7 +36,7 @@ const env = {
 
 const bare = await startServer(resolve(root, 'bench/servers/bare-insert.mjs'), env);
 const bareResult = await run({ url: `http://127.0.0.1:${bare.port}/posts`, method: 'POST', body, duration });
-bare.stop();
+await bare.stop();
 
 const api = await startServer(resolve(root, 'bench/servers/api.mjs'), env);
 const apiResult = await run({
@@ -46,7 +46,7 @@ const apiResult = await run({
   headers: { authorization: `Bearer ${key.key}` },
   duration,
 });
-api.stop();
+await api.stop();
 
 report(
   `POST /v1/posts vs bare insert, 50 connections, ${duration}s each (after a 3s warm-up)`,

@@ -19,7 +19,7 @@ export function migrate(url) {
   });
 }
 
-/** Starts `script` as a child process that sends `{port}` once it listens. */
+/** Starts `script` as a child process that sends `{port}` once it listens; `stop()` resolves when it exited. */
 export function startServer(script, env) {
   return new Promise((resolvePromise, reject) => {
     const child = fork(script, [], {
@@ -29,7 +29,16 @@ export function startServer(script, env) {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.once('message', (message) =>
-      resolvePromise({ port: message.port, stop: () => child.kill('SIGTERM') }),
+      resolvePromise({
+        port: message.port,
+        // Resolves once the process is gone: a server still draining would steal CPU from the next one.
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      }),
     );
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });

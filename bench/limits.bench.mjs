@@ -52,7 +52,7 @@ async function measure(mode) {
     throw new Error(`${mode}: unexpected probe ${probe.status}, X-RateLimit-Limit ${limitHeader}`);
   }
   const result = await run({ url: target, headers: { authorization: `Bearer ${key.key}` }, duration });
-  server.stop();
+  await server.stop();
   return result;
 }
 

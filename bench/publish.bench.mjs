@@ -330,8 +330,8 @@ console.log(
 );
 
 await stopAll();
-api.stop();
-simServer.stop();
+await api.stop();
+await simServer.stop();
 stops.length = 0;
 await sql.end();
 const keys = await redis.keys(`*${PREFIX}*`);
