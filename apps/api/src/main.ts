@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
+import { stopOnSignals } from '@sps/ops';
 import { createProducerConnection, createQueues } from '@sps/queue';
 import { Redis } from 'ioredis';
 import { createApi } from './app.js';
@@ -29,7 +30,7 @@ server.keepAliveTimeout = 65_000;
 
 /** Longest a request may still run after a stop signal: a Variant A publish waits up to PUBLISH_WAIT. */
 const DRAIN_MS = env.PUBLISH_WAIT + 5_000;
-/** Closing the queues, Redis and PostgreSQL after the drain. */
+/** Closing each of the queues, Redis and PostgreSQL after the drain. */
 const CLOSE_MS = 5_000;
 
 /** Resolves once every connection is gone; idle keep-alive sockets are closed as soon as they go idle. */
@@ -52,44 +53,20 @@ function drainServer(): Promise<boolean> {
   });
 }
 
-function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal, drainMs: DRAIN_MS }, 'shutting down');
-  const force = setTimeout(
-    () => {
-      logger.error('shutdown did not finish in time; exiting');
-      process.exit(1);
+// Stop accepting, let in-flight requests finish (bounded), then close Redis, then PostgreSQL.
+stopOnSignals({
+  logger,
+  forceAfterMs: DRAIN_MS + 3 * CLOSE_MS + 2_000,
+  steps: [
+    {
+      name: 'http server',
+      run: async () => {
+        if (!(await drainServer()))
+          logger.warn({ drainMs: DRAIN_MS }, 'requests still running after the drain were cut');
+      },
     },
-    DRAIN_MS + CLOSE_MS + 2_000,
-  );
-  force.unref();
-  // Stop accepting, let in-flight requests finish (bounded), then close Redis, then PostgreSQL.
-  const drained = await drainServer();
-  if (!drained) logger.warn({ drainMs: DRAIN_MS }, 'requests still running after the drain were cut');
-  const closed = await within(
-    (async () => {
-      await queues.close().catch(() => undefined);
-      await Promise.allSettled([redis.quit(), subscriber.quit()]);
-      await db.$disconnect().catch(() => undefined);
-      return true;
-    })(),
-    CLOSE_MS,
-  );
-  if (!closed) logger.warn({ closeMs: CLOSE_MS }, 'Redis or PostgreSQL did not close in time');
-  logger.info('stopped');
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+    { name: 'queues', run: () => queues.close(), timeoutMs: CLOSE_MS },
+    { name: 'redis', run: () => Promise.allSettled([redis.quit(), subscriber.quit()]), timeoutMs: CLOSE_MS },
+    { name: 'postgres', run: () => db.$disconnect(), timeoutMs: CLOSE_MS },
+  ],
+});

@@ -1,7 +1,7 @@
 import { wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
 import { createConnectors } from '@sps/networks';
-import { startMetricsServer } from '@sps/ops';
+import { startMetricsServer, stopOnSignals } from '@sps/ops';
 import { createQueues, createWorkerConnection } from '@sps/queue';
 import { pino } from 'pino';
 import pretty from 'pino-pretty';
@@ -52,30 +52,17 @@ const metricsServer = await startMetricsServer({
   logger,
 });
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'publisher shutting down');
-  const force = setTimeout(() => {
-    logger.error('shutdown did not finish in time; exiting');
-    process.exit(1);
-  }, 30_000);
-  force.unref();
-  // Worker first (finishes active jobs), then Redis, then PostgreSQL; /metrics stays up until the end.
-  await publisher
-    .close()
-    .catch((err: Error) => logger.error({ err: err.message }, 'closing the worker failed'));
-  await queues.close().catch((err: Error) => logger.warn({ err: err.message }, 'closing queues failed'));
-  await connection.quit().catch(() => undefined);
-  await db
-    .$disconnect()
-    .catch((err: Error) => logger.warn({ err: err.message }, 'closing PostgreSQL failed'));
-  await metricsServer.close();
-  logger.info('publisher stopped');
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+// Worker first (finishes active jobs), then Redis, then PostgreSQL; /metrics stays up until the end.
+stopOnSignals({
+  logger,
+  forceAfterMs: 30_000,
+  steps: [
+    { name: 'publisher', run: () => publisher.close() },
+    { name: 'queues', run: () => queues.close() },
+    { name: 'redis', run: () => connection.quit() },
+    { name: 'postgres', run: () => db.$disconnect() },
+    { name: 'metrics server', run: () => metricsServer.close() },
+  ],
+});
 // Said last, after the signal handlers: whoever waits for this line may stop the process at once.
 logger.info({ concurrency: env.PUBLISH_CONCURRENCY, metricsPort: metricsServer.port }, 'publisher started');

@@ -1,2 +1,3 @@
 export { startMetricsServer, type TMetricsServer } from './metrics-server.js';
 export { QUEUE_COUNT_STATES, registerQueueGauge } from './queue-gauge.js';
+export { stopOnSignals, type TShutdownStep } from './shutdown.js';
