@@ -9,49 +9,13 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { classifyGraphError } from './graph-api.js';
+import { createHttpClient } from './http-client.js';
 
 const NETWORK = 'Facebook';
-/** Graph API throttling codes: answered as HTTP 400/403, not 429. */
-const RATE_LIMIT_CODES = new Set([4, 17, 32, 613]);
-
-function graphCode(body: unknown): number | undefined {
-  return (body as { error?: { code?: number } } | null)?.error?.code;
-}
-
-/** Graph announces when throttling ends in minutes, inside a JSON usage header. */
-function regainAccessMs(headers: Record<string, string | string[] | undefined>): number | undefined {
-  for (const name of ['x-business-use-case-usage', 'x-page-usage', 'x-app-usage']) {
-    const raw = headers[name];
-    if (typeof raw !== 'string') continue;
-    const minutes = [...raw.matchAll(/"estimated_time_to_regain_access"\s*:\s*(\d+)/g)].map((m) =>
-      Number(m[1]),
-    );
-    if (minutes.length > 0) return Math.max(...minutes) * 60_000;
-  }
-  return undefined;
-}
-
-function classify(err: unknown): TNetworkFailure {
-  const failure = classifyHttpError(err, {
-    network: NETWORK,
-    // Code 190 (OAuthException) is an invalid or expired token, even when answered with HTTP 400.
-    isAuthError: (_status, body) => graphCode(body) === 190,
-  });
-  if (failure.kind === 'rejected' && err instanceof HTTPError) {
-    const code = graphCode(err.response.body);
-    if (code !== undefined && RATE_LIMIT_CODES.has(code)) {
-      const after = regainAccessMs(err.response.headers);
-      return {
-        ...failure,
-        kind: 'rate_limited',
-        ...(after !== undefined ? { retryAfterMs: after } : {}),
-        message: `${NETWORK} rate limit reached (code ${code}). The post will be retried${after !== undefined ? ` in ${Math.ceil(after / 1000)} s` : ' later'}.`,
-      };
-    }
-  }
-  return failure;
-}
+/** Page tokens report throttling in the page usage header too. */
+const classify = (err: unknown): TNetworkFailure =>
+  classifyGraphError(err, NETWORK, ['x-business-use-case-usage', 'x-page-usage', 'x-app-usage']);
 
 export function createFacebookConnector(options: TConnectorOptions): TNetworkConnector {
   const http: Got = createHttpClient(

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HTTPError } from 'got';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -9,28 +8,19 @@ import type {
   TPublishInput,
   TPublishOutcome,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { classifyGraphError } from './graph-api.js';
+import { createHttpClient } from './http-client.js';
 
 /** Instagram API with Instagram Login; point `baseUrl` at graph.facebook.com for Facebook Login tokens. */
 const DEFAULT_BASE_URL = 'https://graph.instagram.com/v23.0';
 const NETWORK = 'Instagram';
 const MAX_CAROUSEL_ITEMS = 10;
-/** Graph API throttling codes: they arrive as HTTP 400/403, not only as 429. */
-const RATE_LIMIT_CODES = new Set([4, 17, 32, 613]);
 
 export interface TInstagramOptions extends TConnectorOptions {
   /** Pause between container status checks (video processing usually takes tens of seconds). */
   pollIntervalMs?: number;
   /** Status checks before giving up on a video container. */
   maxPolls?: number;
-}
-
-interface TGraphErrorBody {
-  error?: { code?: number; message?: string };
-}
-
-function graphErrorCode(body: unknown): number | undefined {
-  return typeof body === 'object' && body !== null ? (body as TGraphErrorBody).error?.code : undefined;
 }
 
 /** A failure decided by the connector itself, carried out of the multi-step flow. */
@@ -42,19 +32,7 @@ class StepFailure extends Error {
 
 function classify(error: unknown): TNetworkFailure {
   if (error instanceof StepFailure) return error.failure;
-  const failure = classifyHttpError(error, {
-    network: NETWORK,
-    isAuthError: (_status, body) => graphErrorCode(body) === 190,
-  });
-  const code = error instanceof HTTPError ? graphErrorCode(error.response.body) : undefined;
-  if (failure.kind === 'rejected' && code !== undefined && RATE_LIMIT_CODES.has(code)) {
-    return {
-      ...failure,
-      kind: 'rate_limited',
-      message: `${NETWORK} rate limit reached. The post will be retried later.`,
-    };
-  }
-  return failure;
+  return classifyGraphError(error, NETWORK, []);
 }
 
 /**
