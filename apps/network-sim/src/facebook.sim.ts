@@ -1,17 +1,6 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
+import { graphError, requireGraphToken } from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
-
-function graphError(
-  res: Response,
-  status: number,
-  code: number,
-  message: string,
-  extra: Record<string, unknown> = {},
-) {
-  res
-    .status(status)
-    .json({ error: { message, type: 'OAuthException', code, ...extra, fbtrace_id: 'AsimTrace02' } });
-}
 
 /** Graph API errors: expired tokens are code 190 and page throttling code 32, both answered with HTTP 400. */
 const renderFacebookError: TErrorRenderer = (res, fault) => {
@@ -50,18 +39,6 @@ const renderFacebookError: TErrorRenderer = (res, fault) => {
   }
 };
 
-function requireToken(req: Request, res: Response): boolean {
-  if (req.headers.authorization?.startsWith('Bearer ') || typeof req.query.access_token === 'string')
-    return true;
-  graphError(
-    res,
-    401,
-    2500,
-    'An active access token must be used to query information about the current user.',
-  );
-  return false;
-}
-
 type TBody = Record<string, unknown>;
 
 export function registerFacebookSim(router: Router, sim: SimState): void {
@@ -80,7 +57,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
     });
 
   router.post('/:pageId/feed', (req, res) => {
-    if (!requireToken(req, res)) return;
+    if (!requireGraphToken(req, res)) return;
     const body = bodyOf(req);
     const attached = (body.attached_media ?? []) as { media_fbid?: string }[];
     if (!body.message && !body.link && attached.length === 0) {
@@ -101,7 +78,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
   });
 
   router.post('/:pageId/photos', (req, res) => {
-    if (!requireToken(req, res)) return;
+    if (!requireGraphToken(req, res)) return;
     const body = bodyOf(req);
     if (!body.url) {
       graphError(res, 400, 324, 'Requires upload file');
@@ -118,7 +95,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
   });
 
   router.post('/:pageId/videos', (req, res) => {
-    if (!requireToken(req, res)) return;
+    if (!requireGraphToken(req, res)) return;
     const body = bodyOf(req);
     if (!body.file_url) {
       graphError(res, 400, 100, 'Invalid parameter', { error_user_msg: 'file_url is required.' });
@@ -129,7 +106,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
   });
 
   router.post('/:objectId/comments', (req, res) => {
-    if (!requireToken(req, res)) return;
+    if (!requireGraphToken(req, res)) return;
     const body = bodyOf(req);
     const parent = sim.getPost('facebook', req.params.objectId);
     if (!parent || parent.deleted) {
@@ -149,7 +126,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
   });
 
   router.delete('/:id', (req, res) => {
-    if (!requireToken(req, res)) return;
+    if (!requireGraphToken(req, res)) return;
     const post = sim.getPost('facebook', req.params.id);
     if (!post || post.deleted) {
       res.status(404).json({

@@ -1,16 +1,6 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
+import { graphError } from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
-
-/** Graph API errors: `{ error: { message, type, code, fbtrace_id } }`; expired tokens are code 190 on HTTP 400. */
-function graphError(
-  res: Response,
-  status: number,
-  code: number,
-  message: string,
-  type = 'OAuthException',
-): void {
-  res.status(status).json({ error: { message, type, code, fbtrace_id: 'SimTrace' } });
-}
 
 const renderInstagramError: TErrorRenderer = (res, fault) => {
   switch (fault.kind) {
@@ -22,7 +12,7 @@ const renderInstagramError: TErrorRenderer = (res, fault) => {
       graphError(res, 429, 4, 'Application request limit reached');
       return;
     case 'rejected':
-      graphError(res, 400, 100, 'Invalid parameter', 'IGApiException');
+      graphError(res, 400, 100, 'Invalid parameter', { type: 'IGApiException' });
       return;
     default:
       graphError(res, 503, 2, 'An unexpected error has occurred. Please retry your request later.');
@@ -78,11 +68,13 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
     const fields = params(req);
     const isCarousel = fields.media_type === 'CAROUSEL';
     if (!fields.image_url && !fields.video_url && !isCarousel) {
-      graphError(res, 400, 100, 'The parameter image_url or video_url is required', 'IGApiException');
+      graphError(res, 400, 100, 'The parameter image_url or video_url is required', {
+        type: 'IGApiException',
+      });
       return;
     }
     if (isCarousel && !(fields.children ?? '').split(',').every((id) => containers.has(id))) {
-      graphError(res, 400, 100, 'Invalid children container id', 'IGApiException');
+      graphError(res, 400, 100, 'Invalid children container id', { type: 'IGApiException' });
       return;
     }
     const id = sim.nextNumericId();
@@ -94,11 +86,11 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
   router.post('/:userId/media_publish', (req, res) => {
     const container = containers.get(params(req).creation_id ?? '');
     if (!container || container.fields.is_carousel_item) {
-      graphError(res, 400, 24, 'The media with id is not ready to be published', 'IGApiException');
+      graphError(res, 400, 24, 'The media with id is not ready to be published', { type: 'IGApiException' });
       return;
     }
     if (container.published) {
-      graphError(res, 400, 9007, 'The media has already been published', 'IGApiException');
+      graphError(res, 400, 9007, 'The media has already been published', { type: 'IGApiException' });
       return;
     }
     container.published = true;
@@ -148,12 +140,8 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
       res.json({ id, permalink: `https://www.instagram.com/p/${media.shortcode}/` });
       return;
     }
-    graphError(
-      res,
-      400,
-      100,
-      `Unsupported get request. Object with ID '${id}' does not exist`,
-      'GraphMethodException',
-    );
+    graphError(res, 400, 100, `Unsupported get request. Object with ID '${id}' does not exist`, {
+      type: 'GraphMethodException',
+    });
   });
 }

@@ -1,17 +1,6 @@
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
+import { graphError, requireGraphToken } from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
-
-function graphError(
-  res: Response,
-  status: number,
-  code: number,
-  message: string,
-  extra: Record<string, unknown> = {},
-) {
-  res
-    .status(status)
-    .json({ error: { message, type: 'OAuthException', code, ...extra, fbtrace_id: 'AsimTrace01' } });
-}
 
 /** Graph-style errors: expired tokens are code 190 and throttling is code 4, both answered with HTTP 400. */
 const renderThreadsError: TErrorRenderer = (res, fault) => {
@@ -50,18 +39,6 @@ const renderThreadsError: TErrorRenderer = (res, fault) => {
   }
 };
 
-function requireToken(req: Request, res: Response): boolean {
-  if (req.headers.authorization?.startsWith('Bearer ') || typeof req.query.access_token === 'string')
-    return true;
-  graphError(
-    res,
-    401,
-    2500,
-    'An active access token must be used to query information about the current user.',
-  );
-  return false;
-}
-
 interface TContainer {
   media_type?: string;
   text?: string;
@@ -78,7 +55,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
   router.use(networkMiddleware(sim, 'threads', renderThreadsError));
 
   router.post('/:userId/threads', (req, res) => {
-    if (!requireToken(req, res)) return;
+    if (!requireGraphToken(req, res)) return;
     const body = {
       ...(req.query as Record<string, unknown>),
       ...((req.body ?? {}) as Record<string, unknown>),
@@ -107,7 +84,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
   });
 
   router.post('/:userId/threads_publish', (req, res) => {
-    if (!requireToken(req, res)) return;
+    if (!requireGraphToken(req, res)) return;
     const creationId = String(
       req.query.creation_id ?? (req.body as { creation_id?: string } | undefined)?.creation_id ?? '',
     );
@@ -136,7 +113,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
   });
 
   router.get('/:id', (req, res) => {
-    if (!requireToken(req, res)) return;
+    if (!requireGraphToken(req, res)) return;
     const post = sim.getPost('threads', req.params.id);
     if (!post || post.deleted) {
       graphError(
@@ -152,7 +129,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
   });
 
   router.delete('/:id', (req, res) => {
-    if (!requireToken(req, res)) return;
+    if (!requireGraphToken(req, res)) return;
     const post = sim.getPost('threads', req.params.id);
     if (!post || post.deleted) {
       res.status(404).json({
