@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDb, createPostRepository, type TDb } from '@sps/db';
+import { createPostRepository, type TDb } from '@sps/db';
+import { failingWrites, unreachableDbError } from '@sps/db/testing';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
 
@@ -8,33 +9,16 @@ import { bearer, startTestApi, type TTestApi } from './harness.js';
 describe('database unavailable', () => {
   let api: TTestApi;
   let key: string;
-  /** A real error of the pg driver adapter: what a lost or overloaded database throws. */
+  /** A real error of the pg driver: what a lost database throws. */
   let dbError: unknown;
   let failWrites = false;
 
-  const wrap = (db: TDb): TDb =>
-    new Proxy(db, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        // Raw statements and transactions: the publish path's writes (model reads keep working, so the
-        // test can look at what was left behind).
-        if (prop === '$transaction' || prop === '$queryRaw') {
-          return (...args: unknown[]) =>
-            failWrites
-              ? Promise.reject(dbError)
-              : (value as (...a: unknown[]) => unknown).apply(target, args);
-        }
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+  // Transactions, raw statements and the plain-SQL publish path fail (model reads keep working, so the
+  // test can look at what was left behind).
+  const wrap = (db: TDb): TDb => failingWrites(db, dbError, () => failWrites);
 
   beforeAll(async () => {
-    const dead = createDb('postgresql://postgres@127.0.0.1:1/none', { poolMax: 1 });
-    dbError = await dead.$queryRaw`SELECT 1`.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    await dead.$disconnect();
+    dbError = await unreachableDbError();
     expect(dbError).toBeDefined();
     api = await startTestApi({ wrapApiDb: wrap });
     const account = await api.account('pro');

@@ -109,7 +109,8 @@ export async function startTestApi(
   const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
   const workerConnection = createWorkerConnection(env.REDIS_URL);
   const queues = createQueues(redis, env.QUEUE_PREFIX);
-  const logger = createLogger('silent', 'api-test');
+  // TEST_LOG_LEVEL=debug shows what the in-process API and publisher log, to debug a failing test.
+  const logger = createLogger((process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent', 'api-test');
   const apiDb = opts.wrapApiDb ? opts.wrapApiDb(db) : db;
   const { app, verifier } = createApi({ env, db: apiDb, redis, queues, logger });
   await verifier.listen(subscriber, env.QUEUE_PREFIX);

@@ -48,8 +48,20 @@ export function toPostRecord(row: TPostRow): TPostRecord {
     publishedAt: row.publishedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-    targets: row.targets.map(toTargetRecord),
+    targets: sortTargets(row.platforms, row.targets).map(toTargetRecord),
   };
+}
+
+/**
+ * In the order the post lists its networks (networks no longer listed last, oldest first): targets written
+ * by one statement share a creation time, so that alone would leave their order to chance.
+ */
+function sortTargets(platforms: string[], targets: PostTargetModel[]): PostTargetModel[] {
+  const rank = (t: PostTargetModel) => {
+    const i = platforms.indexOf(t.platform);
+    return i === -1 ? platforms.length : i;
+  };
+  return [...targets].sort((a, b) => rank(a) - rank(b) || a.createdAt.getTime() - b.createdAt.getTime());
 }
 
 /** Nullable JSON columns need SQL NULL spelled out; `undefined` leaves the column as it is. */

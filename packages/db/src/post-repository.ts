@@ -7,9 +7,10 @@ import {
   type TPostStatus,
   type TQueueState,
 } from '@sps/core';
-import type { TDb, TTx } from './client.js';
+import { sqlOf, type TDb, type TTx } from './client.js';
 import { recordEvent } from './event-repository.js';
 import { jsonColumn, POST_INCLUDE, toPostRecord } from './post-mapper.js';
+import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow, UUID } from './post-sql.js';
 
 export type TUpdateOutcome =
   | { kind: 'updated'; post: TPostRecord; before: TPostRecord }
@@ -81,8 +82,16 @@ export function createPostRepository(db: TDb) {
       return post;
     },
 
-    find(accountId: string, id: string): Promise<TPostRecord | null> {
-      return findInTx(db, accountId, id);
+    /** Plain SQL, one round trip: every API read of a post and the publish checks go through here. */
+    async find(accountId: string, id: string): Promise<TPostRecord | null> {
+      if (!UUID.test(id)) return null;
+      const { rows } = await sqlOf(db).query<TPostSqlRow>(
+        `SELECT ${POST_COLUMNS}, ${POST_TARGETS} FROM posts p
+         WHERE p.id = $1 AND p.account_id = $2 AND p.deleted_at IS NULL`,
+        [id, accountId],
+      );
+      const row = rows[0];
+      return row ? postFromSql(row) : null;
     },
 
     /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   presentPostB,
   resolvePostOutcome,
@@ -6,10 +7,11 @@ import {
   type TPostStatus,
   type TTargetStatus,
 } from '@sps/core';
-import type { TDb, TTx } from './client.js';
-import { recordEvent } from './event-repository.js';
+import { inSqlTransaction, sqlOf, type TDb, type TTx } from './client.js';
+import { recordEvent, recordEventSql } from './event-repository.js';
 import type { SegmentDeliveryModel } from './generated/prisma/models/SegmentDelivery.js';
 import { POST_INCLUDE, toPostRecord } from './post-mapper.js';
+import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow, targetsFrom, UUID } from './post-sql.js';
 
 export type TBeginOutcome =
   | { kind: 'started'; attempt: number; post: TPostRecord }
@@ -50,6 +52,43 @@ export interface TTargetUpdate {
   errorKind?: string | null;
 }
 
+/** A connected account as the publisher reads it (credentials still sealed). */
+export interface TPublishAccount {
+  id: string;
+  accountId: string;
+  platform: string;
+  accountName: string;
+  externalId: string | null;
+  instanceUrl: string | null;
+  credentialsEncrypted: string;
+  isActive: boolean;
+}
+
+interface TSegmentJson {
+  platform: string;
+  segmentIndex: number;
+  status: SegmentDeliveryModel['status'];
+  remoteId: string | null;
+  remoteUrl: string | null;
+  meta: Record<string, string> | null;
+  attempts: number;
+}
+
+export interface TLoadedPost {
+  post: TPostRecord;
+  deletedAt: Date | null;
+  /** The social account each network publishes with. */
+  targetAccounts: Partial<Record<TPlatform, string | null>>;
+  accounts: TPublishAccount[];
+  segments: (TSegmentRef & { platform: TPlatform })[];
+}
+
+/** An update of a row that must exist (as Prisma's `update` by unique key, which throws P2025 otherwise). */
+async function updateExactlyOne(db: TDb, text: string, values: unknown[]): Promise<void> {
+  const result = await sqlOf(db).query(text, values);
+  if (result.rowCount !== 1) throw new Error(`Expected to update one row, updated ${result.rowCount ?? 0}`);
+}
+
 async function lockPost(tx: TTx, postId: string, accountId?: string) {
   const rows = accountId
     ? await tx.$queryRaw<{ id: string }[]>`
@@ -61,18 +100,6 @@ async function lockPost(tx: TTx, postId: string, accountId?: string) {
   return tx.post.findUnique({ where: { id: postId }, include: POST_INCLUDE });
 }
 
-/** Up to three tries, 100 ms apart: for reads whose failure would hide a change already committed. */
-async function readAfterCommit<T>(read: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await read();
-    } catch (error) {
-      if (attempt >= 3) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-    }
-  }
-}
-
 export function createPublishRepository(db: TDb) {
   return {
     /**
@@ -80,23 +107,24 @@ export function createPublishRepository(db: TDb) {
      * number (part of the job id). Targets of networks no longer listed are dropped.
      */
     async begin(input: TBeginPublish): Promise<TBeginOutcome> {
-      // One statement instead of an interactive transaction: the row lock, the checks and every write
-      // happen in one round trip (publishing is the hot path; each Prisma query costs about a millisecond
-      // of CPU and a transaction held a pooled connection across a dozen round trips).
+      // One plain-SQL statement: the row lock, the checks, every write and the post as it is afterwards
+      // come back in one round trip (publishing is the hot path; a transaction held a pooled connection
+      // across a dozen round trips, and each Prisma query costs about a millisecond of CPU).
       // Targets of networks no longer listed are dropped; segments a network already holds (a thread cut
       // short by a failure) are kept, so they are never sent twice.
-      const expect = input.expectUpdatedAt ?? null;
+      if (!UUID.test(input.postId)) return { kind: 'not_found' } as const;
       // The application's clock, like every other timestamp the reconciler compares (not the database's).
       const now = new Date();
-      const rows = await db.$queryRaw<{ status: string; updated_at: Date; attempt: number | null }[]>`
-        WITH locked AS (
+      const { rows } = await sqlOf(db).query<
+        Omit<TPostSqlRow, 'id'> & { id: string | null; locked_status: string }
+      >(
+        `WITH locked AS (
           SELECT id, status, updated_at, platforms FROM posts
-          WHERE id = ${input.postId}::uuid AND account_id = ${input.accountId}::uuid AND deleted_at IS NULL
+          WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
           FOR UPDATE
         ), ok AS (
           SELECT id, platforms FROM locked
-          WHERE status::text = ANY(${input.from}::text[])
-            AND (${expect}::timestamptz IS NULL OR updated_at = ${expect}::timestamptz)
+          WHERE status::text = ANY($3::text[]) AND ($4::timestamptz IS NULL OR updated_at = $4::timestamptz)
         ), dropped_targets AS (
           DELETE FROM post_targets t USING ok WHERE t.post_id = ok.id AND t.platform <> ALL(ok.platforms)
         ), dropped_segments AS (
@@ -104,39 +132,45 @@ export function createPublishRepository(db: TDb) {
           WHERE s.post_id = ok.id AND (s.platform <> ALL(ok.platforms) OR s.status <> 'sent')
         ), targets AS (
           INSERT INTO post_targets (id, post_id, platform, social_account_id, status, error, error_kind, updated_at)
-          SELECT gen_random_uuid(), ok.id, p, (${JSON.stringify(input.accounts)}::jsonb ->> p::text)::uuid,
+          SELECT gen_random_uuid(), ok.id, pl, ($5::jsonb ->> pl::text)::uuid,
                  CASE WHEN pre.value IS NULL THEN 'pending' ELSE 'failed' END::"TargetStatus",
-                 pre.value ->> 'error', pre.value ->> 'errorKind', ${now}::timestamptz
-          FROM ok CROSS JOIN unnest(ok.platforms) AS p
-          LEFT JOIN jsonb_each(${JSON.stringify(input.preFailed ?? {})}::jsonb) AS pre ON pre.key = p::text
+                 pre.value ->> 'error', pre.value ->> 'errorKind', $7
+          FROM ok CROSS JOIN unnest(ok.platforms) AS pl
+          LEFT JOIN jsonb_each($6::jsonb) AS pre ON pre.key = pl::text
           ON CONFLICT (post_id, platform) DO UPDATE SET
             social_account_id = EXCLUDED.social_account_id, status = EXCLUDED.status, remote_post_id = NULL,
             remote_url = NULL, error = EXCLUDED.error, error_kind = EXCLUDED.error_kind, published_at = NULL,
-            updated_at = ${now}::timestamptz
+            updated_at = $7
+          RETURNING *
         ), started AS (
           UPDATE posts SET status = 'publishing', publish_attempt = posts.publish_attempt + 1,
-            queue_state = CASE WHEN ${input.clearQueue === true} THEN NULL ELSE posts.queue_state END,
-            updated_at = ${now}::timestamptz
+            queue_state = CASE WHEN $8 THEN NULL ELSE posts.queue_state END, updated_at = $7
           FROM ok WHERE posts.id = ok.id
-          RETURNING posts.publish_attempt
+          RETURNING posts.*
         )
-        SELECT locked.status::text AS status, locked.updated_at, (SELECT publish_attempt FROM started) AS attempt
-        FROM locked`;
+        SELECT locked.status::text AS locked_status, ${POST_COLUMNS}, ${targetsFrom('targets')} AS targets
+        FROM locked LEFT JOIN started p ON true`,
+        [
+          input.postId,
+          input.accountId,
+          input.from,
+          input.expectUpdatedAt ?? null,
+          JSON.stringify(input.accounts),
+          JSON.stringify(input.preFailed ?? {}),
+          now,
+          input.clearQueue === true,
+        ],
+      );
       const row = rows[0];
       if (!row) return { kind: 'not_found' } as const;
-      if (row.attempt === null) {
-        return input.from.includes(row.status as TPostStatus)
+      if (row.id === null) {
+        const status = row.locked_status as TPostStatus;
+        return input.from.includes(status)
           ? ({ kind: 'changed' } as const)
-          : ({ kind: 'not_publishable', status: row.status as TPostStatus } as const);
+          : ({ kind: 'not_publishable', status } as const);
       }
-      // Read after the commit and before the job is enqueued, so the answer shows the attempt just started.
-      // The publish has started now: a failing read is tried again rather than reported as a failed start
-      // (the caller would then neither enqueue the job nor keep the post).
-      const post = await readAfterCommit(() =>
-        db.post.findUnique({ where: { id: input.postId }, include: POST_INCLUDE }),
-      );
-      if (!post) return { kind: 'not_found' } as const;
-      return { kind: 'started', attempt: row.attempt, post: toPostRecord(post) } as const;
+      const post = postFromSql(row as TPostSqlRow);
+      return { kind: 'started', attempt: post.publishAttempt, post } as const;
     },
 
     /** Whether a due post's twitter publish takes from the allowance, and the account's plan. */
@@ -179,32 +213,41 @@ export function createPublishRepository(db: TDb) {
       });
     },
 
-    /** Everything the publisher needs for one attempt, read fresh from PostgreSQL. */
-    async loadForPublish(postId: string) {
-      const row = await db.post.findUnique({
-        where: { id: postId },
-        include: {
-          ...POST_INCLUDE,
-          segmentDeliveries: true,
-        },
-      });
+    /** Everything the publisher needs for one attempt, read fresh from PostgreSQL in one statement. */
+    async loadForPublish(postId: string): Promise<TLoadedPost | null> {
+      const { rows } = await sqlOf(db).query<
+        TPostSqlRow & { segment_rows: TSegmentJson[]; account_rows: TPublishAccount[] }
+      >(
+        `SELECT ${POST_COLUMNS}, ${POST_TARGETS},
+           COALESCE((SELECT json_agg(json_build_object('platform', s.platform, 'segmentIndex', s.segment_index,
+               'status', s.status, 'remoteId', s.remote_id, 'remoteUrl', s.remote_url, 'meta', s.remote_meta,
+               'attempts', s.attempts))
+             FROM segment_deliveries s WHERE s.post_id = p.id), '[]'::json) AS segment_rows,
+           COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
+               'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,
+               'credentialsEncrypted', a.credentials_encrypted, 'isActive', a.is_active))
+             FROM social_accounts a
+             WHERE a.id IN (SELECT t.social_account_id FROM post_targets t WHERE t.post_id = p.id)), '[]'::json)
+             AS account_rows
+         FROM posts p WHERE p.id = $1`,
+        [postId],
+      );
+      const row = rows[0];
       if (!row) return null;
-      const accountIds = row.targets.map((t) => t.socialAccountId).filter((id): id is string => id !== null);
-      const accounts = await db.socialAccount.findMany({ where: { id: { in: accountIds } } });
       return {
-        post: toPostRecord(row),
-        deletedAt: row.deletedAt,
+        post: postFromSql(row),
+        deletedAt: row.deleted_at,
         targetAccounts: Object.fromEntries(
           row.targets.map((t) => [t.platform, t.socialAccountId]),
         ) as Partial<Record<TPlatform, string | null>>,
-        accounts,
-        segments: row.segmentDeliveries.map((s) => ({
+        accounts: row.account_rows,
+        segments: row.segment_rows.map((s) => ({
           platform: s.platform as TPlatform,
           segmentIndex: s.segmentIndex,
           status: s.status,
           remoteId: s.remoteId,
           remoteUrl: s.remoteUrl,
-          meta: (s.remoteMeta ?? null) as Record<string, string> | null,
+          meta: s.meta,
           attempts: s.attempts,
         })),
       };
@@ -217,11 +260,13 @@ export function createPublishRepository(db: TDb) {
       segmentIndex: number,
       idempotencyKey: string,
     ): Promise<void> {
-      await db.segmentDelivery.upsert({
-        where: { postId_platform_segmentIndex: { postId, platform, segmentIndex } },
-        create: { postId, platform, segmentIndex, idempotencyKey, status: 'sending', attempts: 1 },
-        update: { status: 'sending', attempts: { increment: 1 }, error: null },
-      });
+      await sqlOf(db).query(
+        `INSERT INTO segment_deliveries (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 'sending', 1, $6)
+         ON CONFLICT (post_id, platform, segment_index) DO UPDATE SET
+           status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $6`,
+        [randomUUID(), postId, platform, segmentIndex, idempotencyKey, new Date()],
+      );
     },
 
     /** Recorded the moment the network answers, so the segment is never sent again. */
@@ -231,16 +276,22 @@ export function createPublishRepository(db: TDb) {
       segmentIndex: number,
       remote: { remoteId: string; remoteUrl: string; meta?: Record<string, string> },
     ): Promise<void> {
-      await db.segmentDelivery.update({
-        where: { postId_platform_segmentIndex: { postId, platform, segmentIndex } },
-        data: {
-          status: 'sent',
-          remoteId: remote.remoteId,
-          remoteUrl: remote.remoteUrl,
-          remoteMeta: remote.meta ?? {},
-          sentAt: new Date(),
-        },
-      });
+      const now = new Date();
+      await updateExactlyOne(
+        db,
+        `UPDATE segment_deliveries SET status = 'sent', remote_id = $4, remote_url = $5, remote_meta = $6,
+           sent_at = $7, updated_at = $7
+         WHERE post_id = $1 AND platform = $2 AND segment_index = $3`,
+        [
+          postId,
+          platform,
+          segmentIndex,
+          remote.remoteId,
+          remote.remoteUrl,
+          JSON.stringify(remote.meta ?? {}),
+          now,
+        ],
+      );
     },
 
     async markSegment(
@@ -250,22 +301,44 @@ export function createPublishRepository(db: TDb) {
       status: 'failed' | 'unknown',
       error: string,
     ): Promise<void> {
-      await db.segmentDelivery.update({
-        where: { postId_platform_segmentIndex: { postId, platform, segmentIndex } },
-        data: { status, error },
-      });
+      await updateExactlyOne(
+        db,
+        `UPDATE segment_deliveries SET status = $4::"SegmentStatus", error = $5, updated_at = $6
+         WHERE post_id = $1 AND platform = $2 AND segment_index = $3`,
+        [postId, platform, segmentIndex, status, error, new Date()],
+      );
     },
 
     /** Per-network result, visible to clients as soon as that network completes. */
     async updateTarget(postId: string, platform: TPlatform, update: TTargetUpdate): Promise<void> {
-      await db.postTarget.update({
-        where: { postId_platform: { postId, platform } },
-        data: {
-          ...update,
-          attempts: { increment: 1 },
-          ...(update.status === 'succeeded' ? { publishedAt: new Date() } : {}),
-        },
-      });
+      const now = new Date();
+      // Columns not in the update keep their value (Prisma's `undefined` = leave as is).
+      const keep = (value: string | null | undefined) => value === undefined;
+      await updateExactlyOne(
+        db,
+        `UPDATE post_targets SET status = $3::"TargetStatus",
+           remote_post_id = CASE WHEN $4 THEN remote_post_id ELSE $5 END,
+           remote_url = CASE WHEN $6 THEN remote_url ELSE $7 END,
+           error = CASE WHEN $8 THEN error ELSE $9 END,
+           error_kind = CASE WHEN $10 THEN error_kind ELSE $11 END,
+           published_at = CASE WHEN $3::"TargetStatus" = 'succeeded' THEN $12 ELSE published_at END,
+           attempts = attempts + 1, updated_at = $12
+         WHERE post_id = $1 AND platform = $2`,
+        [
+          postId,
+          platform,
+          update.status,
+          keep(update.remotePostId),
+          update.remotePostId ?? null,
+          keep(update.remoteUrl),
+          update.remoteUrl ?? null,
+          keep(update.error),
+          update.error ?? null,
+          keep(update.errorKind),
+          update.errorKind ?? null,
+          now,
+        ],
+      );
     },
 
     /**
@@ -274,36 +347,36 @@ export function createPublishRepository(db: TDb) {
      * stale attempt or an already final post changes nothing.
      */
     async finalize(postId: string, attempt: number): Promise<TPostRecord | null> {
-      return db.$transaction(async (tx) => {
-        // The lock and what the outcome needs in one statement (this runs once per post, on the hot path).
-        const rows = await tx.$queryRaw<
-          {
-            status: string;
-            publish_attempt: number;
-            published_at: Date | null;
-            targets: string[];
-            first: Date | null;
-          }[]
-        >`
-          SELECT p.status::text AS status, p.publish_attempt, p.published_at,
-                 ARRAY(SELECT t.status::text FROM post_targets t WHERE t.post_id = p.id) AS targets,
-                 (SELECT min(t.published_at) FROM post_targets t WHERE t.post_id = p.id) AS first
-          FROM posts p WHERE p.id = ${postId}::uuid AND p.deleted_at IS NULL
-          FOR UPDATE OF p`;
-        const row = rows[0];
+      // Plain SQL in one short transaction: lock and outcome inputs, the status change returning the post,
+      // the outbox row (this runs once per post, on the hot path).
+      return inSqlTransaction(db, async (client) => {
+        const locked = await client.query<{
+          status: string;
+          publish_attempt: number;
+          published_at: Date | null;
+          targets: string[];
+          first: Date | null;
+        }>(
+          `SELECT p.status::text AS status, p.publish_attempt, p.published_at,
+                  ARRAY(SELECT t.status::text FROM post_targets t WHERE t.post_id = p.id) AS targets,
+                  (SELECT min(t.published_at) FROM post_targets t WHERE t.post_id = p.id) AS first
+           FROM posts p WHERE p.id = $1 AND p.deleted_at IS NULL
+           FOR UPDATE OF p`,
+          [postId],
+        );
+        const row = locked.rows[0];
         if (row?.status !== 'publishing' || row.publish_attempt !== attempt) return null;
         const outcome = resolvePostOutcome(row.targets as TTargetStatus[]);
         if (outcome === 'publishing') return null;
-        const updated = await tx.post.update({
-          where: { id: postId },
-          data: {
-            status: outcome,
-            ...(outcome === 'published' && !row.published_at ? { publishedAt: row.first ?? new Date() } : {}),
-          },
-          include: POST_INCLUDE,
-        });
-        const post = toPostRecord(updated);
-        await recordEvent(tx, {
+        const publishedAt = outcome === 'published' && !row.published_at ? (row.first ?? new Date()) : null;
+        const updated = await client.query<TPostSqlRow>(
+          `UPDATE posts p SET status = $2::"PostStatus", published_at = COALESCE($3, p.published_at), updated_at = $4
+           WHERE p.id = $1
+           RETURNING ${POST_COLUMNS}, ${POST_TARGETS}`,
+          [postId, outcome, publishedAt, new Date()],
+        );
+        const post = postFromSql(updated.rows[0] as TPostSqlRow);
+        await recordEventSql(client, {
           accountId: post.accountId,
           type: outcome === 'published' ? 'post.published' : 'post.failed',
           data: { post: presentPostB(post) },
@@ -370,7 +443,7 @@ export function createPublishRepository(db: TDb) {
 
     /** Touch so the reconciler does not take a live attempt for a stuck one. */
     async touch(postId: string): Promise<void> {
-      await db.post.updateMany({ where: { id: postId }, data: { updatedAt: new Date() } });
+      await sqlOf(db).query('UPDATE posts SET updated_at = $2 WHERE id = $1', [postId, new Date()]);
     },
   };
 }

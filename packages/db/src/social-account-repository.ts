@@ -1,5 +1,5 @@
 import { presentAccountB, type TPlatform, type TSocialAccountRecord } from '@sps/core';
-import type { TDb } from './client.js';
+import { sqlOf, type TDb } from './client.js';
 import { recordEvent } from './event-repository.js';
 import type { SocialAccountModel } from './generated/prisma/models/SocialAccount.js';
 
@@ -73,19 +73,23 @@ export function createSocialAccountRepository(db: TDb) {
       });
     },
 
+    /** Plain SQL: every publish request checks the connected accounts through here. */
     async list(
       accountId: string,
       filter: { platforms?: readonly TPlatform[]; includeInactive?: boolean } = {},
-    ) {
-      const rows = await db.socialAccount.findMany({
-        where: {
-          accountId,
-          ...(filter.platforms ? { platform: { in: [...filter.platforms] } } : {}),
-          ...(filter.includeInactive ? {} : { isActive: true }),
-        },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      });
-      return rows.map(toRecord);
+    ): Promise<TSocialAccountRecord[]> {
+      const { rows } = await sqlOf(db).query<TSocialAccountRecord>(
+        `SELECT id, account_id AS "accountId", platform::text AS platform, account_name AS "accountName",
+                external_id AS "externalId", instance_url AS "instanceUrl", is_active AS "isActive",
+                needs_reauth AS "needsReauth", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
+                created_at AS "createdAt", updated_at AS "updatedAt"
+         FROM social_accounts
+         WHERE account_id = $1 AND ($2::text[] IS NULL OR platform::text = ANY($2::text[]))
+           AND ($3 OR is_active)
+         ORDER BY created_at, id`,
+        [accountId, filter.platforms ? [...filter.platforms] : null, filter.includeInactive === true],
+      );
+      return rows;
     },
 
     /** Active accounts of the given networks, with sealed credentials, for the publisher. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { generateApiKey } from '@sps/core';
 import pg from 'pg';
 import { createAccountRepository, type TPlan } from './account-repository.js';
-import type { TDb } from './client.js';
+import { SQL_POOL, sqlOf, type TDb } from './client.js';
 
 // Test helpers only; production code never imports `@sps/db/testing`.
 
@@ -85,4 +85,48 @@ export async function createTestAccount(
   const key = generateApiKey();
   const row = await repo.createApiKey(account.id, key);
   return { accountId: account.id, apiKey: key.key, keyId: row.id };
+}
+
+/**
+ * A client whose writes fail with `error` while `failing()` is true: Prisma transactions and raw
+ * statements, and every statement of the plain-SQL hot paths (their pool is wrapped too). Model reads
+ * keep working, so a test can look at what was left behind.
+ */
+export function failingWrites(db: TDb, error: unknown, failing: () => boolean): TDb {
+  const pool = sqlOf(db);
+  const failingPool = new Proxy(pool, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === 'query' || prop === 'connect') {
+        return (...args: unknown[]) =>
+          failing() ? Promise.reject(error) : (value as (...a: unknown[]) => unknown).apply(target, args);
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop === SQL_POOL) return failingPool;
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === '$transaction' || prop === '$queryRaw') {
+        return (...args: unknown[]) =>
+          failing() ? Promise.reject(error) : (value as (...a: unknown[]) => unknown).apply(target, args);
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The error a query against an unreachable PostgreSQL throws (from the plain pg pool, as the hot paths see it). */
+export async function unreachableDbError(): Promise<unknown> {
+  const dead = new pg.Pool({ connectionString: 'postgresql://postgres@127.0.0.1:1/none', max: 1 });
+  dead.on('error', () => undefined);
+  try {
+    await dead.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    await dead.end();
+  }
 }

@@ -1,4 +1,5 @@
-import type { TDb } from './client.js';
+import { sqlOf, type TDb } from './client.js';
+import { UUID } from './post-sql.js';
 
 // The webhooks worker's side of the outbox: dispatching events to delivery rows and recording attempts.
 
@@ -82,13 +83,17 @@ export function createWebhookDeliveryRepository(db: TDb) {
 
     /** Everything one attempt needs, re-read from PostgreSQL in one query (the job carries the delivery id only). */
     async loadForAttempt(deliveryId: string): Promise<TAttemptInput | null> {
-      const rows = await db.$queryRaw<TAttemptRow[]>`
-        SELECT d.id, d.webhook_id, d.event_id, d.status::text AS status, d.attempts,
-               w.url, w.secret_encrypted, w.is_active, e.type, e.data, e.created_at
-        FROM webhook_deliveries d
-        JOIN webhooks w ON w.id = d.webhook_id
-        JOIN events e ON e.id = d.event_id
-        WHERE d.id = ${deliveryId}::uuid`;
+      // Plain pg on the delivery hot path (see sqlOf): Prisma's raw queries cost several times the CPU.
+      if (!UUID.test(deliveryId)) return null;
+      const { rows } = await sqlOf(db).query<TAttemptRow>(
+        `SELECT d.id, d.webhook_id, d.event_id, d.status::text AS status, d.attempts,
+                w.url, w.secret_encrypted, w.is_active, e.type, e.data, e.created_at
+         FROM webhook_deliveries d
+         JOIN webhooks w ON w.id = d.webhook_id
+         JOIN events e ON e.id = d.event_id
+         WHERE d.id = $1`,
+        [deliveryId],
+      );
       const row = rows[0];
       if (!row) return null;
       return {
@@ -109,19 +114,21 @@ export function createWebhookDeliveryRepository(db: TDb) {
 
     /** A 2xx: the delivery is done and the webhook's consecutive-failure count starts over (one statement). */
     async recordSuccess(deliveryId: string, webhookId: string, statusCode: number): Promise<boolean> {
-      const rows = await db.$queryRaw<{ done: number }[]>`
-        WITH done AS (
+      const { rows } = await sqlOf(db).query<{ done: number }>(
+        `WITH done AS (
           UPDATE webhook_deliveries
-          SET status = 'succeeded', attempts = attempts + 1, last_status_code = ${statusCode}, last_error = NULL,
+          SET status = 'succeeded', attempts = attempts + 1, last_status_code = $3, last_error = NULL,
               next_attempt_at = NULL, last_attempt_at = now(), delivered_at = now(), updated_at = now()
-          WHERE id = ${deliveryId}::uuid AND status IN ('pending', 'retrying')
+          WHERE id = $1 AND status IN ('pending', 'retrying')
           RETURNING id
         ), reset AS (
           UPDATE webhooks SET consecutive_failures = 0, updated_at = now()
-          WHERE id = ${webhookId}::uuid AND consecutive_failures > 0
+          WHERE id = $2 AND consecutive_failures > 0
           RETURNING id
         )
-        SELECT (SELECT count(*) FROM done)::int AS done`;
+        SELECT (SELECT count(*) FROM done)::int AS done`,
+        [deliveryId, webhookId, statusCode],
+      );
       return (rows[0]?.done ?? 0) > 0;
     },
 
