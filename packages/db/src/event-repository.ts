@@ -32,11 +32,10 @@ export async function recordEventSql(
   event: { accountId: string; type: TEventType; data: Record<string, unknown> },
 ): Promise<string> {
   const id = randomUUID();
-  await client.query('INSERT INTO events (id, account_id, type, data) VALUES ($1, $2, $3, $4)', [
-    id,
-    event.accountId,
-    event.type,
-    JSON.stringify(event.data),
-  ]);
+  await client.query({
+    name: 'event_insert',
+    text: 'INSERT INTO events (id, account_id, type, data) VALUES ($1, $2, $3, $4)',
+    values: [id, event.accountId, event.type, JSON.stringify(event.data)],
+  });
   return id;
 }

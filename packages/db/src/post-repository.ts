@@ -85,11 +85,12 @@ export function createPostRepository(db: TDb) {
     /** Plain SQL, one round trip: every API read of a post and the publish checks go through here. */
     async find(accountId: string, id: string): Promise<TPostRecord | null> {
       if (!UUID.test(id)) return null;
-      const { rows } = await sqlOf(db).query<TPostSqlRow>(
-        `SELECT ${POST_COLUMNS}, ${POST_TARGETS} FROM posts p
-         WHERE p.id = $1 AND p.account_id = $2 AND p.deleted_at IS NULL`,
-        [id, accountId],
-      );
+      const { rows } = await sqlOf(db).query<TPostSqlRow>({
+        name: 'post_find',
+        text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS} FROM posts p
+               WHERE p.id = $1 AND p.account_id = $2 AND p.deleted_at IS NULL`,
+        values: [id, accountId],
+      });
       const row = rows[0];
       return row ? postFromSql(row) : null;
     },

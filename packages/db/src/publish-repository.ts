@@ -84,8 +84,8 @@ export interface TLoadedPost {
 }
 
 /** An update of a row that must exist (as Prisma's `update` by unique key, which throws P2025 otherwise). */
-async function updateExactlyOne(db: TDb, text: string, values: unknown[]): Promise<void> {
-  const result = await sqlOf(db).query(text, values);
+async function updateExactlyOne(db: TDb, name: string, text: string, values: unknown[]): Promise<void> {
+  const result = await sqlOf(db).query({ name, text, values });
   if (result.rowCount !== 1) throw new Error(`Expected to update one row, updated ${result.rowCount ?? 0}`);
 }
 
@@ -117,8 +117,9 @@ export function createPublishRepository(db: TDb) {
       const now = new Date();
       const { rows } = await sqlOf(db).query<
         Omit<TPostSqlRow, 'id'> & { id: string | null; locked_status: string }
-      >(
-        `WITH locked AS (
+      >({
+        name: 'publish_begin',
+        text: `WITH locked AS (
           SELECT id, status, updated_at, platforms FROM posts
           WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
           FOR UPDATE
@@ -150,7 +151,7 @@ export function createPublishRepository(db: TDb) {
         )
         SELECT locked.status::text AS locked_status, ${POST_COLUMNS}, ${targetsFrom('targets')} AS targets
         FROM locked LEFT JOIN started p ON true`,
-        [
+        values: [
           input.postId,
           input.accountId,
           input.from,
@@ -160,7 +161,7 @@ export function createPublishRepository(db: TDb) {
           now,
           input.clearQueue === true,
         ],
-      );
+      });
       const row = rows[0];
       if (!row) return { kind: 'not_found' } as const;
       if (row.id === null) {
@@ -217,8 +218,9 @@ export function createPublishRepository(db: TDb) {
     async loadForPublish(postId: string): Promise<TLoadedPost | null> {
       const { rows } = await sqlOf(db).query<
         TPostSqlRow & { segment_rows: TSegmentJson[]; account_rows: TPublishAccount[] }
-      >(
-        `SELECT ${POST_COLUMNS}, ${POST_TARGETS},
+      >({
+        name: 'publish_load',
+        text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS},
            COALESCE((SELECT json_agg(json_build_object('platform', s.platform, 'segmentIndex', s.segment_index,
                'status', s.status, 'remoteId', s.remote_id, 'remoteUrl', s.remote_url, 'meta', s.remote_meta,
                'attempts', s.attempts))
@@ -230,8 +232,8 @@ export function createPublishRepository(db: TDb) {
              WHERE a.id IN (SELECT t.social_account_id FROM post_targets t WHERE t.post_id = p.id)), '[]'::json)
              AS account_rows
          FROM posts p WHERE p.id = $1`,
-        [postId],
-      );
+        values: [postId],
+      });
       const row = rows[0];
       if (!row) return null;
       return {
@@ -260,13 +262,14 @@ export function createPublishRepository(db: TDb) {
       segmentIndex: number,
       idempotencyKey: string,
     ): Promise<void> {
-      await sqlOf(db).query(
-        `INSERT INTO segment_deliveries (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at)
+      await sqlOf(db).query({
+        name: 'segment_sending',
+        text: `INSERT INTO segment_deliveries (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at)
          VALUES ($1, $2, $3, $4, $5, 'sending', 1, $6)
          ON CONFLICT (post_id, platform, segment_index) DO UPDATE SET
            status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $6`,
-        [randomUUID(), postId, platform, segmentIndex, idempotencyKey, new Date()],
-      );
+        values: [randomUUID(), postId, platform, segmentIndex, idempotencyKey, new Date()],
+      });
     },
 
     /** Recorded the moment the network answers, so the segment is never sent again. */
@@ -279,6 +282,7 @@ export function createPublishRepository(db: TDb) {
       const now = new Date();
       await updateExactlyOne(
         db,
+        'segment_sent',
         `UPDATE segment_deliveries SET status = 'sent', remote_id = $4, remote_url = $5, remote_meta = $6,
            sent_at = $7, updated_at = $7
          WHERE post_id = $1 AND platform = $2 AND segment_index = $3`,
@@ -303,6 +307,7 @@ export function createPublishRepository(db: TDb) {
     ): Promise<void> {
       await updateExactlyOne(
         db,
+        'segment_mark',
         `UPDATE segment_deliveries SET status = $4::"SegmentStatus", error = $5, updated_at = $6
          WHERE post_id = $1 AND platform = $2 AND segment_index = $3`,
         [postId, platform, segmentIndex, status, error, new Date()],
@@ -316,6 +321,7 @@ export function createPublishRepository(db: TDb) {
       const keep = (value: string | null | undefined) => value === undefined;
       await updateExactlyOne(
         db,
+        'target_update',
         `UPDATE post_targets SET status = $3::"TargetStatus",
            remote_post_id = CASE WHEN $4 THEN remote_post_id ELSE $5 END,
            remote_url = CASE WHEN $6 THEN remote_url ELSE $7 END,
@@ -356,25 +362,27 @@ export function createPublishRepository(db: TDb) {
           published_at: Date | null;
           targets: string[];
           first: Date | null;
-        }>(
-          `SELECT p.status::text AS status, p.publish_attempt, p.published_at,
+        }>({
+          name: 'finalize_lock',
+          text: `SELECT p.status::text AS status, p.publish_attempt, p.published_at,
                   ARRAY(SELECT t.status::text FROM post_targets t WHERE t.post_id = p.id) AS targets,
                   (SELECT min(t.published_at) FROM post_targets t WHERE t.post_id = p.id) AS first
            FROM posts p WHERE p.id = $1 AND p.deleted_at IS NULL
            FOR UPDATE OF p`,
-          [postId],
-        );
+          values: [postId],
+        });
         const row = locked.rows[0];
         if (row?.status !== 'publishing' || row.publish_attempt !== attempt) return null;
         const outcome = resolvePostOutcome(row.targets as TTargetStatus[]);
         if (outcome === 'publishing') return null;
         const publishedAt = outcome === 'published' && !row.published_at ? (row.first ?? new Date()) : null;
-        const updated = await client.query<TPostSqlRow>(
-          `UPDATE posts p SET status = $2::"PostStatus", published_at = COALESCE($3, p.published_at), updated_at = $4
+        const updated = await client.query<TPostSqlRow>({
+          name: 'finalize_update',
+          text: `UPDATE posts p SET status = $2::"PostStatus", published_at = COALESCE($3, p.published_at), updated_at = $4
            WHERE p.id = $1
            RETURNING ${POST_COLUMNS}, ${POST_TARGETS}`,
-          [postId, outcome, publishedAt, new Date()],
-        );
+          values: [postId, outcome, publishedAt, new Date()],
+        });
         const post = postFromSql(updated.rows[0] as TPostSqlRow);
         await recordEventSql(client, {
           accountId: post.accountId,

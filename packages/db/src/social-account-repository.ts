@@ -78,8 +78,9 @@ export function createSocialAccountRepository(db: TDb) {
       accountId: string,
       filter: { platforms?: readonly TPlatform[]; includeInactive?: boolean } = {},
     ): Promise<TSocialAccountRecord[]> {
-      const { rows } = await sqlOf(db).query<TSocialAccountRecord>(
-        `SELECT id, account_id AS "accountId", platform::text AS platform, account_name AS "accountName",
+      const { rows } = await sqlOf(db).query<TSocialAccountRecord>({
+        name: 'social_accounts_list',
+        text: `SELECT id, account_id AS "accountId", platform::text AS platform, account_name AS "accountName",
                 external_id AS "externalId", instance_url AS "instanceUrl", is_active AS "isActive",
                 needs_reauth AS "needsReauth", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
                 created_at AS "createdAt", updated_at AS "updatedAt"
@@ -87,8 +88,8 @@ export function createSocialAccountRepository(db: TDb) {
          WHERE account_id = $1 AND ($2::text[] IS NULL OR platform::text = ANY($2::text[]))
            AND ($3 OR is_active)
          ORDER BY created_at, id`,
-        [accountId, filter.platforms ? [...filter.platforms] : null, filter.includeInactive === true],
-      );
+        values: [accountId, filter.platforms ? [...filter.platforms] : null, filter.includeInactive === true],
+      });
       return rows;
     },
 

@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { sqlOf, type TDb } from './client.js';
 import { UUID } from './post-sql.js';
 
@@ -48,7 +49,67 @@ export interface TAttemptInput {
 
 const OPEN = { in: ['pending', 'retrying'] as ('pending' | 'retrying')[] };
 
+/**
+ * Deliveries run with high concurrency and each needs one read before and one write after its POST. The
+ * reads (and the success writes) that arrive in the same turn of the event loop go to PostgreSQL as one
+ * statement: per-statement costs (round trip, socket writes on both sides, executor start) are what a
+ * delivery's database time is made of, so this is most of the worker's database cost under load, and a
+ * lone delivery waits no longer than the current event-loop turn.
+ */
+const BATCH_OPTIONS = {
+  cache: false,
+  maxBatchSize: 100,
+  batchScheduleFn: (run: () => void) => setImmediate(run),
+} as const;
+
+interface TSuccess {
+  deliveryId: string;
+  webhookId: string;
+  statusCode: number;
+}
+
 export function createWebhookDeliveryRepository(db: TDb) {
+  const loads = new DataLoader<string, TAttemptRow | null>(async (ids) => {
+    const { rows } = await sqlOf(db).query<TAttemptRow>({
+      name: 'delivery_load',
+      text: `SELECT d.id, d.webhook_id, d.event_id, d.status::text AS status, d.attempts,
+                    w.url, w.secret_encrypted, w.is_active, e.type, e.data, e.created_at
+             FROM webhook_deliveries d
+             JOIN webhooks w ON w.id = d.webhook_id
+             JOIN events e ON e.id = d.event_id
+             WHERE d.id = ANY ($1::uuid[])`,
+      values: [ids],
+    });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }, BATCH_OPTIONS);
+
+  const successes = new DataLoader<TSuccess, boolean>(async (batch) => {
+    // Only open deliveries become succeeded; a webhook's count resets once per statement.
+    const { rows } = await sqlOf(db).query<{ id: string }>({
+      name: 'delivery_succeeded',
+      text: `WITH input AS (
+               SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS i(delivery_id, webhook_id, status_code)
+             ), done AS (
+               UPDATE webhook_deliveries d
+               SET status = 'succeeded', attempts = d.attempts + 1, last_status_code = i.status_code,
+                   last_error = NULL, next_attempt_at = NULL, last_attempt_at = now(), delivered_at = now(),
+                   updated_at = now()
+               FROM input i
+               WHERE d.id = i.delivery_id AND d.status IN ('pending', 'retrying')
+               RETURNING d.id
+             ), reset AS (
+               UPDATE webhooks SET consecutive_failures = 0, updated_at = now()
+               WHERE id IN (SELECT webhook_id FROM input) AND consecutive_failures > 0
+               RETURNING id
+             )
+             SELECT id FROM done`,
+      values: [batch.map((s) => s.deliveryId), batch.map((s) => s.webhookId), batch.map((s) => s.statusCode)],
+    });
+    const done = new Set(rows.map((row) => row.id));
+    return batch.map((s) => done.has(s.deliveryId));
+  }, BATCH_OPTIONS);
+
   return {
     /**
      * Takes up to `limit` undispatched events, oldest first (`FOR UPDATE SKIP LOCKED`, so several
@@ -81,20 +142,10 @@ export function createWebhookDeliveryRepository(db: TDb) {
       });
     },
 
-    /** Everything one attempt needs, re-read from PostgreSQL in one query (the job carries the delivery id only). */
+    /** Everything one attempt needs, re-read from PostgreSQL (the job carries the delivery id only). */
     async loadForAttempt(deliveryId: string): Promise<TAttemptInput | null> {
-      // Plain pg on the delivery hot path (see sqlOf): Prisma's raw queries cost several times the CPU.
       if (!UUID.test(deliveryId)) return null;
-      const { rows } = await sqlOf(db).query<TAttemptRow>(
-        `SELECT d.id, d.webhook_id, d.event_id, d.status::text AS status, d.attempts,
-                w.url, w.secret_encrypted, w.is_active, e.type, e.data, e.created_at
-         FROM webhook_deliveries d
-         JOIN webhooks w ON w.id = d.webhook_id
-         JOIN events e ON e.id = d.event_id
-         WHERE d.id = $1`,
-        [deliveryId],
-      );
-      const row = rows[0];
+      const row = await loads.load(deliveryId);
       if (!row) return null;
       return {
         id: row.id,
@@ -112,24 +163,9 @@ export function createWebhookDeliveryRepository(db: TDb) {
       };
     },
 
-    /** A 2xx: the delivery is done and the webhook's consecutive-failure count starts over (one statement). */
-    async recordSuccess(deliveryId: string, webhookId: string, statusCode: number): Promise<boolean> {
-      const { rows } = await sqlOf(db).query<{ done: number }>(
-        `WITH done AS (
-          UPDATE webhook_deliveries
-          SET status = 'succeeded', attempts = attempts + 1, last_status_code = $3, last_error = NULL,
-              next_attempt_at = NULL, last_attempt_at = now(), delivered_at = now(), updated_at = now()
-          WHERE id = $1 AND status IN ('pending', 'retrying')
-          RETURNING id
-        ), reset AS (
-          UPDATE webhooks SET consecutive_failures = 0, updated_at = now()
-          WHERE id = $2 AND consecutive_failures > 0
-          RETURNING id
-        )
-        SELECT (SELECT count(*) FROM done)::int AS done`,
-        [deliveryId, webhookId, statusCode],
-      );
-      return (rows[0]?.done ?? 0) > 0;
+    /** A 2xx: the delivery is done and the webhook's consecutive-failure count starts over. */
+    recordSuccess(deliveryId: string, webhookId: string, statusCode: number): Promise<boolean> {
+      return successes.load({ deliveryId, webhookId, statusCode });
     },
 
     /** A failed attempt with retries left. */
