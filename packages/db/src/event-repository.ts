@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
 import type { TTx } from './client.js';
 
 export const EVENT_TYPES = [
@@ -24,18 +22,4 @@ export async function recordEvent(
     select: { id: true },
   });
   return row.id;
-}
-
-/** `recordEvent` for plain-SQL transactions (the publish hot path): the same outbox row. */
-export async function recordEventSql(
-  client: pg.ClientBase,
-  event: { accountId: string; type: TEventType; data: Record<string, unknown> },
-): Promise<string> {
-  const id = randomUUID();
-  await client.query({
-    name: 'event_insert',
-    text: 'INSERT INTO events (id, account_id, type, data) VALUES ($1, $2, $3, $4)',
-    values: [id, event.accountId, event.type, JSON.stringify(event.data)],
-  });
-  return id;
 }

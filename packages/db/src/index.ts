@@ -16,11 +16,11 @@ export {
 } from './migration-engine.js';
 export { toPostRecord, toTargetRecord } from './post-mapper.js';
 export { createPostRepository, type TPostRepository, type TUpdateOutcome } from './post-repository.js';
+export type { TLoadedPost, TPublishAccount, TSegmentRef, TTargetUpdate } from './publish-batches.js';
 export {
   createPublishRepository,
   type TBeginOutcome,
   type TPublishRepository,
-  type TTargetUpdate,
 } from './publish-repository.js';
 export { createQueueRepository, type TQueueRepository } from './queue-repository.js';
 export {

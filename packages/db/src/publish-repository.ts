@@ -1,17 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import {
-  presentPostB,
-  resolvePostOutcome,
-  type TPlatform,
-  type TPostRecord,
-  type TPostStatus,
-  type TTargetStatus,
-} from '@sps/core';
-import { inSqlTransaction, sqlOf, type TDb, type TTx } from './client.js';
-import { recordEvent, recordEventSql } from './event-repository.js';
-import type { SegmentDeliveryModel } from './generated/prisma/models/SegmentDelivery.js';
+import { presentPostB, type TPlatform, type TPostRecord, type TPostStatus } from '@sps/core';
+import { sqlOf, type TDb, type TTx } from './client.js';
+import { recordEvent } from './event-repository.js';
 import { POST_INCLUDE, toPostRecord } from './post-mapper.js';
-import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow, targetsFrom, UUID } from './post-sql.js';
+import { POST_COLUMNS, postFromSql, type TPostSqlRow, targetsFrom, UUID } from './post-sql.js';
+import { createPublishBatches } from './publish-batches.js';
 
 export type TBeginOutcome =
   | { kind: 'started'; attempt: number; post: TPostRecord }
@@ -35,54 +27,6 @@ export interface TBeginPublish {
   preFailed?: Partial<Record<TPlatform, { error: string; errorKind: string }>>;
 }
 
-export interface TSegmentRef {
-  segmentIndex: number;
-  status: SegmentDeliveryModel['status'];
-  remoteId: string | null;
-  remoteUrl: string | null;
-  meta: Record<string, string> | null;
-  attempts: number;
-}
-
-export interface TTargetUpdate {
-  status: TTargetStatus;
-  remotePostId?: string | null;
-  remoteUrl?: string | null;
-  error?: string | null;
-  errorKind?: string | null;
-}
-
-/** A connected account as the publisher reads it (credentials still sealed). */
-export interface TPublishAccount {
-  id: string;
-  accountId: string;
-  platform: string;
-  accountName: string;
-  externalId: string | null;
-  instanceUrl: string | null;
-  credentialsEncrypted: string;
-  isActive: boolean;
-}
-
-interface TSegmentJson {
-  platform: string;
-  segmentIndex: number;
-  status: SegmentDeliveryModel['status'];
-  remoteId: string | null;
-  remoteUrl: string | null;
-  meta: Record<string, string> | null;
-  attempts: number;
-}
-
-export interface TLoadedPost {
-  post: TPostRecord;
-  deletedAt: Date | null;
-  /** The social account each network publishes with. */
-  targetAccounts: Partial<Record<TPlatform, string | null>>;
-  accounts: TPublishAccount[];
-  segments: (TSegmentRef & { platform: TPlatform })[];
-}
-
 /** An update of a row that must exist (as Prisma's `update` by unique key, which throws P2025 otherwise). */
 async function updateExactlyOne(db: TDb, name: string, text: string, values: unknown[]): Promise<void> {
   const result = await sqlOf(db).query({ name, text, values });
@@ -102,6 +46,8 @@ async function lockPost(tx: TTx, postId: string, accountId?: string) {
 
 export function createPublishRepository(db: TDb) {
   return {
+    ...createPublishBatches(db),
+
     /**
      * Moves a post to `publishing`: one pending target per network (with its account), a new attempt
      * number (part of the job id). Targets of networks no longer listed are dropped.
@@ -214,90 +160,6 @@ export function createPublishRepository(db: TDb) {
       });
     },
 
-    /** Everything the publisher needs for one attempt, read fresh from PostgreSQL in one statement. */
-    async loadForPublish(postId: string): Promise<TLoadedPost | null> {
-      const { rows } = await sqlOf(db).query<
-        TPostSqlRow & { segment_rows: TSegmentJson[]; account_rows: TPublishAccount[] }
-      >({
-        name: 'publish_load',
-        text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS},
-           COALESCE((SELECT json_agg(json_build_object('platform', s.platform, 'segmentIndex', s.segment_index,
-               'status', s.status, 'remoteId', s.remote_id, 'remoteUrl', s.remote_url, 'meta', s.remote_meta,
-               'attempts', s.attempts))
-             FROM segment_deliveries s WHERE s.post_id = p.id), '[]'::json) AS segment_rows,
-           COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
-               'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,
-               'credentialsEncrypted', a.credentials_encrypted, 'isActive', a.is_active))
-             FROM social_accounts a
-             WHERE a.id IN (SELECT t.social_account_id FROM post_targets t WHERE t.post_id = p.id)), '[]'::json)
-             AS account_rows
-         FROM posts p WHERE p.id = $1`,
-        values: [postId],
-      });
-      const row = rows[0];
-      if (!row) return null;
-      return {
-        post: postFromSql(row),
-        deletedAt: row.deleted_at,
-        targetAccounts: Object.fromEntries(
-          row.targets.map((t) => [t.platform, t.socialAccountId]),
-        ) as Partial<Record<TPlatform, string | null>>,
-        accounts: row.account_rows,
-        segments: row.segment_rows.map((s) => ({
-          platform: s.platform as TPlatform,
-          segmentIndex: s.segmentIndex,
-          status: s.status,
-          remoteId: s.remoteId,
-          remoteUrl: s.remoteUrl,
-          meta: s.meta,
-          attempts: s.attempts,
-        })),
-      };
-    },
-
-    /** Write-ahead: the segment is about to be sent. A crash after this leaves `sending` = outcome unknown. */
-    async markSending(
-      postId: string,
-      platform: TPlatform,
-      segmentIndex: number,
-      idempotencyKey: string,
-    ): Promise<void> {
-      await sqlOf(db).query({
-        name: 'segment_sending',
-        text: `INSERT INTO segment_deliveries (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'sending', 1, $6)
-         ON CONFLICT (post_id, platform, segment_index) DO UPDATE SET
-           status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $6`,
-        values: [randomUUID(), postId, platform, segmentIndex, idempotencyKey, new Date()],
-      });
-    },
-
-    /** Recorded the moment the network answers, so the segment is never sent again. */
-    async markSent(
-      postId: string,
-      platform: TPlatform,
-      segmentIndex: number,
-      remote: { remoteId: string; remoteUrl: string; meta?: Record<string, string> },
-    ): Promise<void> {
-      const now = new Date();
-      await updateExactlyOne(
-        db,
-        'segment_sent',
-        `UPDATE segment_deliveries SET status = 'sent', remote_id = $4, remote_url = $5, remote_meta = $6,
-           sent_at = $7, updated_at = $7
-         WHERE post_id = $1 AND platform = $2 AND segment_index = $3`,
-        [
-          postId,
-          platform,
-          segmentIndex,
-          remote.remoteId,
-          remote.remoteUrl,
-          JSON.stringify(remote.meta ?? {}),
-          now,
-        ],
-      );
-    },
-
     async markSegment(
       postId: string,
       platform: TPlatform,
@@ -312,85 +174,6 @@ export function createPublishRepository(db: TDb) {
          WHERE post_id = $1 AND platform = $2 AND segment_index = $3`,
         [postId, platform, segmentIndex, status, error, new Date()],
       );
-    },
-
-    /** Per-network result, visible to clients as soon as that network completes. */
-    async updateTarget(postId: string, platform: TPlatform, update: TTargetUpdate): Promise<void> {
-      const now = new Date();
-      // Columns not in the update keep their value (Prisma's `undefined` = leave as is).
-      const keep = (value: string | null | undefined) => value === undefined;
-      await updateExactlyOne(
-        db,
-        'target_update',
-        `UPDATE post_targets SET status = $3::"TargetStatus",
-           remote_post_id = CASE WHEN $4 THEN remote_post_id ELSE $5 END,
-           remote_url = CASE WHEN $6 THEN remote_url ELSE $7 END,
-           error = CASE WHEN $8 THEN error ELSE $9 END,
-           error_kind = CASE WHEN $10 THEN error_kind ELSE $11 END,
-           published_at = CASE WHEN $3::"TargetStatus" = 'succeeded' THEN $12 ELSE published_at END,
-           attempts = attempts + 1, updated_at = $12
-         WHERE post_id = $1 AND platform = $2`,
-        [
-          postId,
-          platform,
-          update.status,
-          keep(update.remotePostId),
-          update.remotePostId ?? null,
-          keep(update.remoteUrl),
-          update.remoteUrl ?? null,
-          keep(update.error),
-          update.error ?? null,
-          keep(update.errorKind),
-          update.errorKind ?? null,
-          now,
-        ],
-      );
-    },
-
-    /**
-     * Ends an attempt once every network finished: `published` when at least one succeeded, else
-     * `failed`, with `post.published` / `post.failed` written in the same transaction. Idempotent: a
-     * stale attempt or an already final post changes nothing.
-     */
-    async finalize(postId: string, attempt: number): Promise<TPostRecord | null> {
-      // Plain SQL in one short transaction: lock and outcome inputs, the status change returning the post,
-      // the outbox row (this runs once per post, on the hot path).
-      return inSqlTransaction(db, async (client) => {
-        const locked = await client.query<{
-          status: string;
-          publish_attempt: number;
-          published_at: Date | null;
-          targets: string[];
-          first: Date | null;
-        }>({
-          name: 'finalize_lock',
-          text: `SELECT p.status::text AS status, p.publish_attempt, p.published_at,
-                  ARRAY(SELECT t.status::text FROM post_targets t WHERE t.post_id = p.id) AS targets,
-                  (SELECT min(t.published_at) FROM post_targets t WHERE t.post_id = p.id) AS first
-           FROM posts p WHERE p.id = $1 AND p.deleted_at IS NULL
-           FOR UPDATE OF p`,
-          values: [postId],
-        });
-        const row = locked.rows[0];
-        if (row?.status !== 'publishing' || row.publish_attempt !== attempt) return null;
-        const outcome = resolvePostOutcome(row.targets as TTargetStatus[]);
-        if (outcome === 'publishing') return null;
-        const publishedAt = outcome === 'published' && !row.published_at ? (row.first ?? new Date()) : null;
-        const updated = await client.query<TPostSqlRow>({
-          name: 'finalize_update',
-          text: `UPDATE posts p SET status = $2::"PostStatus", published_at = COALESCE($3, p.published_at), updated_at = $4
-           WHERE p.id = $1
-           RETURNING ${POST_COLUMNS}, ${POST_TARGETS}`,
-          values: [postId, outcome, publishedAt, new Date()],
-        });
-        const post = postFromSql(updated.rows[0] as TPostSqlRow);
-        await recordEventSql(client, {
-          accountId: post.accountId,
-          type: outcome === 'published' ? 'post.published' : 'post.failed',
-          data: { post: presentPostB(post) },
-        });
-        return post;
-      });
     },
 
     /** A due post that cannot publish (no account, too long): every network failed with the reason. */

@@ -1,0 +1,371 @@
+import {
+  presentPostB,
+  resolvePostOutcome,
+  type TPlatform,
+  type TPostRecord,
+  type TTargetStatus,
+} from '@sps/core';
+import { batchLoader, uniqueRounds } from './batch.js';
+import { inSqlTransaction, sqlOf, type TDb } from './client.js';
+import type { SegmentDeliveryModel } from './generated/prisma/models/SegmentDelivery.js';
+import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow } from './post-sql.js';
+
+// The publisher's per-post reads and writes, batched across the jobs it runs at once (see batchLoader).
+// Each keeps the meaning of the single-row version: a write that must hit one row fails when it does not.
+
+export interface TSegmentRef {
+  segmentIndex: number;
+  status: SegmentDeliveryModel['status'];
+  remoteId: string | null;
+  remoteUrl: string | null;
+  meta: Record<string, string> | null;
+  attempts: number;
+}
+
+export interface TTargetUpdate {
+  status: TTargetStatus;
+  remotePostId?: string | null;
+  remoteUrl?: string | null;
+  error?: string | null;
+  errorKind?: string | null;
+}
+
+/** A connected account as the publisher reads it (credentials still sealed). */
+export interface TPublishAccount {
+  id: string;
+  accountId: string;
+  platform: string;
+  accountName: string;
+  externalId: string | null;
+  instanceUrl: string | null;
+  credentialsEncrypted: string;
+  isActive: boolean;
+}
+
+export interface TLoadedPost {
+  post: TPostRecord;
+  deletedAt: Date | null;
+  /** The social account each network publishes with. */
+  targetAccounts: Partial<Record<TPlatform, string | null>>;
+  accounts: TPublishAccount[];
+  segments: (TSegmentRef & { platform: TPlatform })[];
+}
+
+type TLoadRow = TPostSqlRow & {
+  segment_rows: (Omit<TSegmentRef, 'meta'> & { platform: string; meta: Record<string, string> | null })[];
+  account_rows: TPublishAccount[];
+};
+
+interface TSegmentKey {
+  postId: string;
+  platform: TPlatform;
+  segmentIndex: number;
+}
+
+const segmentKey = (k: TSegmentKey) => `${k.postId}/${k.platform}/${k.segmentIndex}`;
+
+function notUpdated(what: string): Error {
+  return new Error(`Expected to update one ${what} row, updated none`);
+}
+
+/** Runs `round` once per group of unique keys; answers in the order of `keys`. */
+async function byRounds<K, V>(
+  keys: readonly K[],
+  key: (k: K) => string,
+  round: (items: K[]) => Promise<Map<string, V | Error>>,
+  missing: () => Error,
+): Promise<(V | Error)[]> {
+  const results: (V | Error)[] = new Array(keys.length);
+  for (const indexes of uniqueRounds(keys, key)) {
+    const items = indexes.map((i) => keys[i] as K);
+    const answers = await round(items);
+    for (const i of indexes) results[i] = answers.get(key(keys[i] as K)) ?? missing();
+  }
+  return results;
+}
+
+function toLoaded(row: TLoadRow): TLoadedPost {
+  return {
+    post: postFromSql(row),
+    deletedAt: row.deleted_at,
+    targetAccounts: Object.fromEntries(row.targets.map((t) => [t.platform, t.socialAccountId])) as Partial<
+      Record<TPlatform, string | null>
+    >,
+    accounts: row.account_rows,
+    segments: row.segment_rows.map((s) => ({
+      platform: s.platform as TPlatform,
+      segmentIndex: s.segmentIndex,
+      status: s.status,
+      remoteId: s.remoteId,
+      remoteUrl: s.remoteUrl,
+      meta: s.meta,
+      attempts: s.attempts,
+    })),
+  };
+}
+
+interface TFinalizeKey {
+  postId: string;
+  attempt: number;
+}
+
+interface TLockedRow {
+  id: string;
+  status: string;
+  publish_attempt: number;
+  published_at: Date | null;
+  targets: string[];
+  first: Date | null;
+}
+
+export function createPublishBatches(db: TDb) {
+  const loads = batchLoader<string, TLoadedPost | null>(async (ids) => {
+    const { rows } = await sqlOf(db).query<TLoadRow>({
+      name: 'publish_load_many',
+      text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS},
+           COALESCE((SELECT json_agg(json_build_object('platform', s.platform, 'segmentIndex', s.segment_index,
+               'status', s.status, 'remoteId', s.remote_id, 'remoteUrl', s.remote_url, 'meta', s.remote_meta,
+               'attempts', s.attempts))
+             FROM segment_deliveries s WHERE s.post_id = p.id), '[]'::json) AS segment_rows,
+           COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
+               'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,
+               'credentialsEncrypted', a.credentials_encrypted, 'isActive', a.is_active))
+             FROM social_accounts a
+             WHERE a.id IN (SELECT t.social_account_id FROM post_targets t WHERE t.post_id = p.id)), '[]'::json)
+             AS account_rows
+         FROM posts p WHERE p.id = ANY ($1::uuid[])`,
+      values: [ids],
+    });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => {
+      const row = byId.get(id);
+      return row ? toLoaded(row) : null;
+    });
+  });
+
+  const sending = batchLoader<TSegmentKey & { idempotencyKey: string }, true>((keys) =>
+    byRounds(
+      keys,
+      segmentKey,
+      async (items) => {
+        await sqlOf(db).query({
+          name: 'segment_sending_many',
+          text: `INSERT INTO segment_deliveries
+                   (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at)
+                 SELECT gen_random_uuid(), u.post_id, u.platform::"Platform", u.segment_index, u.idempotency_key,
+                        'sending', 1, $5
+                 FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[])
+                      AS u(post_id, platform, segment_index, idempotency_key)
+                 ON CONFLICT (post_id, platform, segment_index) DO UPDATE SET
+                   status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $5`,
+          values: [
+            items.map((k) => k.postId),
+            items.map((k) => k.platform),
+            items.map((k) => k.segmentIndex),
+            items.map((k) => k.idempotencyKey),
+            new Date(),
+          ],
+        });
+        return new Map(items.map((k) => [segmentKey(k), true as const]));
+      },
+      () => notUpdated('segment'),
+    ),
+  );
+
+  type TSent = TSegmentKey & { remoteId: string; remoteUrl: string; meta?: Record<string, string> };
+  const sent = batchLoader<TSent, true>((keys) =>
+    byRounds(
+      keys,
+      segmentKey,
+      async (items) => {
+        const { rows } = await sqlOf(db).query<{ post_id: string; platform: string; segment_index: number }>({
+          name: 'segment_sent_many',
+          text: `UPDATE segment_deliveries s SET status = 'sent', remote_id = u.remote_id, remote_url = u.remote_url,
+                   remote_meta = u.meta, sent_at = $7, updated_at = $7
+                 FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[])
+                      AS u(post_id, platform, segment_index, remote_id, remote_url, meta)
+                 WHERE s.post_id = u.post_id AND s.platform = u.platform::"Platform" AND s.segment_index = u.segment_index
+                 RETURNING s.post_id, s.platform::text AS platform, s.segment_index`,
+          values: [
+            items.map((k) => k.postId),
+            items.map((k) => k.platform),
+            items.map((k) => k.segmentIndex),
+            items.map((k) => k.remoteId),
+            items.map((k) => k.remoteUrl),
+            items.map((k) => JSON.stringify(k.meta ?? {})),
+            new Date(),
+          ],
+        });
+        return new Map(
+          rows.map((r) => [
+            segmentKey({
+              postId: r.post_id,
+              platform: r.platform as TPlatform,
+              segmentIndex: r.segment_index,
+            }),
+            true as const,
+          ]),
+        );
+      },
+      () => notUpdated('segment'),
+    ),
+  );
+
+  type TTargetKey = TTargetUpdate & { postId: string; platform: TPlatform };
+  const targetKey = (k: { postId: string; platform: string }) => `${k.postId}/${k.platform}`;
+  const targets = batchLoader<TTargetKey, true>((keys) =>
+    byRounds(
+      keys,
+      targetKey,
+      async (items) => {
+        // Columns not in an update keep their value (as Prisma's `undefined` = leave as is).
+        const column = (get: (k: TTargetKey) => string | null | undefined) => ({
+          keep: items.map((k) => get(k) === undefined),
+          value: items.map((k) => get(k) ?? null),
+        });
+        const remoteId = column((k) => k.remotePostId);
+        const remoteUrl = column((k) => k.remoteUrl);
+        const error = column((k) => k.error);
+        const errorKind = column((k) => k.errorKind);
+        const { rows } = await sqlOf(db).query<{ post_id: string; platform: string }>({
+          name: 'target_update_many',
+          text: `UPDATE post_targets t SET status = u.status::"TargetStatus",
+                   remote_post_id = CASE WHEN u.keep_remote_id THEN t.remote_post_id ELSE u.remote_post_id END,
+                   remote_url = CASE WHEN u.keep_remote_url THEN t.remote_url ELSE u.remote_url END,
+                   error = CASE WHEN u.keep_error THEN t.error ELSE u.error END,
+                   error_kind = CASE WHEN u.keep_error_kind THEN t.error_kind ELSE u.error_kind END,
+                   published_at = CASE WHEN u.status = 'succeeded' THEN $12 ELSE t.published_at END,
+                   attempts = t.attempts + 1, updated_at = $12
+                 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::bool[], $7::text[],
+                             $8::bool[], $9::text[], $10::bool[], $11::text[])
+                      AS u(post_id, platform, status, keep_remote_id, remote_post_id, keep_remote_url, remote_url,
+                           keep_error, error, keep_error_kind, error_kind)
+                 WHERE t.post_id = u.post_id AND t.platform = u.platform::"Platform"
+                 RETURNING t.post_id, t.platform::text AS platform`,
+          values: [
+            items.map((k) => k.postId),
+            items.map((k) => k.platform),
+            items.map((k) => k.status),
+            remoteId.keep,
+            remoteId.value,
+            remoteUrl.keep,
+            remoteUrl.value,
+            error.keep,
+            error.value,
+            errorKind.keep,
+            errorKind.value,
+            new Date(),
+          ],
+        });
+        return new Map(
+          rows.map((r) => [targetKey({ postId: r.post_id, platform: r.platform }), true as const]),
+        );
+      },
+      () => notUpdated('post target'),
+    ),
+  );
+
+  /**
+   * One short transaction for every post finalized in the same turn: lock them (in id order, so two
+   * processes never wait on each other in a cycle), work out each outcome, write the statuses and the
+   * outbox rows. A post listed twice is finalized by its first call; the others get null, as a stale
+   * attempt does.
+   */
+  const finals = batchLoader<TFinalizeKey, TPostRecord | null>((keys) =>
+    inSqlTransaction(db, async (client) => {
+      const ids = [...new Set(keys.map((k) => k.postId))];
+      const locked = await client.query<TLockedRow>({
+        name: 'finalize_lock_many',
+        text: `SELECT p.id, p.status::text AS status, p.publish_attempt, p.published_at,
+                      ARRAY(SELECT t.status::text FROM post_targets t WHERE t.post_id = p.id) AS targets,
+                      (SELECT min(t.published_at) FROM post_targets t WHERE t.post_id = p.id) AS first
+               FROM posts p WHERE p.id = ANY ($1::uuid[]) AND p.deleted_at IS NULL
+               ORDER BY p.id
+               FOR UPDATE OF p`,
+        values: [ids],
+      });
+      const lockedById = new Map(locked.rows.map((row) => [row.id, row]));
+      const now = new Date();
+      const changes = new Map<
+        string,
+        { index: number; status: 'published' | 'failed'; publishedAt: Date | null }
+      >();
+      keys.forEach((k, index) => {
+        const row = lockedById.get(k.postId);
+        if (changes.has(k.postId) || row?.status !== 'publishing' || row.publish_attempt !== k.attempt)
+          return;
+        const outcome = resolvePostOutcome(row.targets as TTargetStatus[]);
+        if (outcome !== 'published' && outcome !== 'failed') return;
+        const publishedAt = outcome === 'published' && !row.published_at ? (row.first ?? now) : null;
+        changes.set(k.postId, { index, status: outcome, publishedAt });
+      });
+      const results: (TPostRecord | null)[] = keys.map(() => null);
+      if (changes.size === 0) return results;
+      const changed = [...changes];
+      const updated = await client.query<TPostSqlRow>({
+        name: 'finalize_update_many',
+        text: `UPDATE posts p SET status = u.status::"PostStatus", published_at = COALESCE(u.published_at, p.published_at),
+                 updated_at = $4
+               FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, status, published_at)
+               WHERE p.id = u.id
+               RETURNING ${POST_COLUMNS}, ${POST_TARGETS}`,
+        values: [
+          changed.map(([id]) => id),
+          changed.map(([, c]) => c.status),
+          changed.map(([, c]) => c.publishedAt),
+          now,
+        ],
+      });
+      const posts = updated.rows.map(postFromSql);
+      await client.query({
+        name: 'finalize_events_many',
+        text: `INSERT INTO events (id, account_id, type, data)
+               SELECT gen_random_uuid(), e.account_id, e.type, e.data
+               FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS e(account_id, type, data)`,
+        values: [
+          posts.map((p) => p.accountId),
+          posts.map((p) => (p.status === 'published' ? 'post.published' : 'post.failed')),
+          posts.map((p) => JSON.stringify({ post: presentPostB(p) })),
+        ],
+      });
+      for (const post of posts) {
+        const change = changes.get(post.id);
+        if (change) results[change.index] = post;
+      }
+      return results;
+    }),
+  );
+
+  return {
+    /** Everything the publisher needs for one attempt, read fresh from PostgreSQL. */
+    loadForPublish: (postId: string): Promise<TLoadedPost | null> => loads.load(postId),
+
+    /** Write-ahead: the segment is about to be sent. A crash after this leaves `sending` = outcome unknown. */
+    async markSending(postId: string, platform: TPlatform, segmentIndex: number, idempotencyKey: string) {
+      await sending.load({ postId, platform, segmentIndex, idempotencyKey });
+    },
+
+    /** Recorded the moment the network answers, so the segment is never sent again. */
+    async markSent(
+      postId: string,
+      platform: TPlatform,
+      segmentIndex: number,
+      remote: { remoteId: string; remoteUrl: string; meta?: Record<string, string> },
+    ) {
+      await sent.load({ postId, platform, segmentIndex, ...remote });
+    },
+
+    /** Per-network result, visible to clients as soon as that network completes. */
+    async updateTarget(postId: string, platform: TPlatform, update: TTargetUpdate) {
+      await targets.load({ ...update, postId, platform });
+    },
+
+    /**
+     * Ends an attempt once every network finished: `published` when at least one succeeded, else
+     * `failed`, with `post.published` / `post.failed` written in the same transaction. Idempotent: a
+     * stale attempt or an already final post changes nothing (null).
+     */
+    finalize: (postId: string, attempt: number): Promise<TPostRecord | null> =>
+      finals.load({ postId, attempt }),
+  };
+}
