@@ -10,6 +10,7 @@
 // BENCH_SCHEDULE_LEAD, BENCH_HTTP_CONNECTIONS, PUBLISH_CONCURRENCY, BENCH_PUBLISHER_DB_POOL.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { resolve } from 'node:path';
 import { generateApiKey, parseDuration, secretBox } from '@sps/core';
 import { createAccountRepository, createDb, createSocialAccountRepository } from '@sps/db';
@@ -155,15 +156,34 @@ stops.push(api.stop);
 const apiUrl = `http://127.0.0.1:${api.port}`;
 const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
 
-async function call(method, path, body) {
-  const res = await fetch(`${apiUrl}${path}`, {
-    method,
-    headers,
-    ...(body ? { body: JSON.stringify(body) } : {}),
+// node:http with keep-alive rather than fetch: the load generator shares the two cores with everything
+// it measures, and fetch costs it several times the CPU per request.
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+function call(method, path, body) {
+  return new Promise((resolvePromise, reject) => {
+    const payload = body ? JSON.stringify(body) : undefined;
+    const req = http.request(
+      `${apiUrl}${path}`,
+      {
+        method,
+        agent,
+        headers: payload ? { ...headers, 'content-length': Buffer.byteLength(payload) } : headers,
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const json = JSON.parse(Buffer.concat(chunks).toString() || 'null');
+          if (res.statusCode >= 300)
+            reject(new Error(`${method} ${path}: ${res.statusCode} ${JSON.stringify(json)}`));
+          else resolvePromise(json);
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
   });
-  const json = await res.json();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 // ---- (a) raw BullMQ no-op throughput -------------------------------------------------------------
@@ -333,6 +353,7 @@ await stopAll();
 await api.stop();
 await simServer.stop();
 stops.length = 0;
+agent.destroy();
 await sql.end();
 const keys = await redis.keys(`*${PREFIX}*`);
 for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));

@@ -7,6 +7,7 @@ import {
   type TPostStatus,
   type TQueueState,
 } from '@sps/core';
+import { batchLoader } from './batch.js';
 import { sqlOf, type TDb, type TTx } from './client.js';
 import { recordEvent } from './event-repository.js';
 import { jsonColumn, POST_INCLUDE, toPostRecord } from './post-mapper.js';
@@ -20,6 +21,21 @@ export type TUpdateOutcome =
 const EDITABLE: TPostStatus[] = ['draft', 'scheduled'];
 
 export function createPostRepository(db: TDb) {
+  const finds = batchLoader<{ accountId: string; id: string }, TPostRecord | null>(async (keys) => {
+    const { rows } = await sqlOf(db).query<TPostSqlRow>({
+      name: 'post_find_many',
+      text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS} FROM posts p
+             WHERE p.id = ANY ($1::uuid[]) AND p.account_id = ANY ($2::uuid[]) AND p.deleted_at IS NULL`,
+      values: [keys.map((k) => k.id), [...new Set(keys.map((k) => k.accountId))]],
+    });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return keys.map((k) => {
+      const row = byId.get(k.id);
+      // Tenancy per caller: a batch mixes accounts.
+      return row && row.account_id === k.accountId ? postFromSql(row) : null;
+    });
+  });
+
   async function findInTx(tx: TTx | TDb, accountId: string, id: string): Promise<TPostRecord | null> {
     const row = await tx.post.findFirst({ where: { id, accountId, deletedAt: null }, include: POST_INCLUDE });
     return row ? toPostRecord(row) : null;
@@ -82,17 +98,13 @@ export function createPostRepository(db: TDb) {
       return post;
     },
 
-    /** Plain SQL, one round trip: every API read of a post and the publish checks go through here. */
-    async find(accountId: string, id: string): Promise<TPostRecord | null> {
-      if (!UUID.test(id)) return null;
-      const { rows } = await sqlOf(db).query<TPostSqlRow>({
-        name: 'post_find',
-        text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS} FROM posts p
-               WHERE p.id = $1 AND p.account_id = $2 AND p.deleted_at IS NULL`,
-        values: [id, accountId],
-      });
-      const row = rows[0];
-      return row ? postFromSql(row) : null;
+    /**
+     * Plain SQL, batched across concurrent requests (see batchLoader): every API read of a post and the
+     * publish checks go through here.
+     */
+    find(accountId: string, id: string): Promise<TPostRecord | null> {
+      if (!UUID.test(id)) return Promise.resolve(null);
+      return finds.load({ accountId, id });
     },
 
     /**

@@ -1,4 +1,5 @@
 import { presentAccountB, type TPlatform, type TSocialAccountRecord } from '@sps/core';
+import { batchLoader } from './batch.js';
 import { sqlOf, type TDb } from './client.js';
 import { recordEvent } from './event-repository.js';
 import type { SocialAccountModel } from './generated/prisma/models/SocialAccount.js';
@@ -31,6 +32,21 @@ export interface TConnectInput {
 }
 
 export function createSocialAccountRepository(db: TDb) {
+  // Every connected account of each account in the batch (a handful per tenant); callers filter.
+  const lists = batchLoader<string, TSocialAccountRecord[]>(async (accountIds) => {
+    const { rows } = await sqlOf(db).query<TSocialAccountRecord>({
+      name: 'social_accounts_of',
+      text: `SELECT id, account_id AS "accountId", platform::text AS platform, account_name AS "accountName",
+                    external_id AS "externalId", instance_url AS "instanceUrl", is_active AS "isActive",
+                    needs_reauth AS "needsReauth", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
+                    created_at AS "createdAt", updated_at AS "updatedAt"
+             FROM social_accounts WHERE account_id = ANY ($1::uuid[])
+             ORDER BY created_at, id`,
+      values: [[...new Set(accountIds)]],
+    });
+    return accountIds.map((id) => rows.filter((row) => row.accountId === id));
+  });
+
   return {
     /** Connects an account and emits `account.connected` in the same transaction. */
     async connect(input: TConnectInput): Promise<TSocialAccountRecord> {
@@ -73,24 +89,17 @@ export function createSocialAccountRepository(db: TDb) {
       });
     },
 
-    /** Plain SQL: every publish request checks the connected accounts through here. */
+    /** Plain SQL, batched across concurrent requests: every publish request checks the connected accounts here. */
     async list(
       accountId: string,
       filter: { platforms?: readonly TPlatform[]; includeInactive?: boolean } = {},
     ): Promise<TSocialAccountRecord[]> {
-      const { rows } = await sqlOf(db).query<TSocialAccountRecord>({
-        name: 'social_accounts_list',
-        text: `SELECT id, account_id AS "accountId", platform::text AS platform, account_name AS "accountName",
-                external_id AS "externalId", instance_url AS "instanceUrl", is_active AS "isActive",
-                needs_reauth AS "needsReauth", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
-                created_at AS "createdAt", updated_at AS "updatedAt"
-         FROM social_accounts
-         WHERE account_id = $1 AND ($2::text[] IS NULL OR platform::text = ANY($2::text[]))
-           AND ($3 OR is_active)
-         ORDER BY created_at, id`,
-        values: [accountId, filter.platforms ? [...filter.platforms] : null, filter.includeInactive === true],
-      });
-      return rows;
+      const all = await lists.load(accountId);
+      return all.filter(
+        (a) =>
+          (filter.includeInactive || a.isActive) &&
+          (!filter.platforms || filter.platforms.includes(a.platform)),
+      );
     },
 
     /** Active accounts of the given networks, with sealed credentials, for the publisher. */

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TPlatform } from '@sps/core';
+import { uniqueRounds } from '../src/batch.js';
+import {
+  createDb,
+  createPostRepository,
+  createPublishRepository,
+  createSocialAccountRepository,
+  type TDb,
+} from '../src/index.js';
+import { createTestAccount, createTestDatabase, type TTestDatabase } from '../src/testing.js';
+
+// The publisher's writes run batched across concurrent jobs; each caller must still get exactly the answer
+// (and the row changes) the one-row version gave, including the duplicate and missing-row cases.
+describe('publisher batches', () => {
+  let database: TTestDatabase;
+  let db: TDb;
+  let accountId: string;
+  let accounts: Partial<Record<TPlatform, string>>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, { poolMax: 4 });
+    ({ accountId } = await createTestAccount(db));
+    const social = createSocialAccountRepository(db);
+    accounts = {};
+    for (const platform of ['twitter', 'mastodon'] as const) {
+      const row = await social.connect({
+        accountId,
+        platform,
+        accountName: platform,
+        externalId: null,
+        instanceUrl: null,
+        credentialsEncrypted: 'sealed',
+      });
+      accounts[platform] = row.id;
+    }
+  });
+  afterAll(async () => {
+    await db.$disconnect();
+    await database.drop();
+  });
+
+  async function publishingPost(content: string, platforms: TPlatform[] = ['twitter', 'mastodon']) {
+    const post = await createPostRepository(db).create(
+      accountId,
+      'draft',
+      { content, platforms },
+      new Date(),
+    );
+    const started = await createPublishRepository(db).begin({
+      accountId,
+      postId: post.id,
+      from: ['draft'],
+      accounts,
+    });
+    if (started.kind !== 'started') throw new Error(started.kind);
+    return started;
+  }
+
+  it('splits a batch into rounds of unique keys, in call order', () => {
+    expect(uniqueRounds(['a', 'b', 'a', 'c', 'a', 'b'], (k) => k)).toEqual([[0, 1, 3], [2, 5], [4]]);
+    expect(uniqueRounds([], (k: string) => k)).toEqual([]);
+  });
+
+  it('finalizes many posts in one batch, each with its outcome and one outbox event; a second call and a stale attempt get null', async () => {
+    const repo = createPublishRepository(db);
+    const posts = await Promise.all(Array.from({ length: 8 }, (_, i) => publishingPost(`final ${i}`)));
+    // Even posts: both networks succeed; odd posts: both fail.
+    await Promise.all(
+      posts.flatMap(({ post }, i) =>
+        (['twitter', 'mastodon'] as const).map((platform) =>
+          repo.updateTarget(
+            post.id,
+            platform,
+            i % 2 === 0
+              ? {
+                  status: 'succeeded',
+                  remotePostId: `${i}-${platform}`,
+                  remoteUrl: `https://n.test/${i}`,
+                  error: null,
+                }
+              : { status: 'failed', error: `no ${i}`, errorKind: 'rejected' },
+          ),
+        ),
+      ),
+    );
+    const first = posts[0];
+    if (!first) throw new Error('no post');
+    const results = await Promise.all([
+      ...posts.map(({ post, attempt }) => repo.finalize(post.id, attempt)),
+      repo.finalize(first.post.id, first.attempt), // the same post twice in one batch
+      repo.finalize(first.post.id, first.attempt + 1), // a stale attempt number
+    ]);
+    posts.forEach(({ post }, i) => {
+      const result = results[i];
+      expect(result?.id).toBe(post.id);
+      expect(result?.status).toBe(i % 2 === 0 ? 'published' : 'failed');
+      expect(result?.publishedAt instanceof Date).toBe(i % 2 === 0);
+      expect(result?.targets.map((t) => [t.platform, t.status])).toEqual([
+        ['twitter', i % 2 === 0 ? 'succeeded' : 'failed'],
+        ['mastodon', i % 2 === 0 ? 'succeeded' : 'failed'],
+      ]);
+    });
+    expect(results.slice(-2)).toEqual([null, null]);
+    expect(await repo.finalize(first.post.id, first.attempt)).toBeNull();
+
+    const events = await db.event.findMany({
+      where: { accountId, type: { in: ['post.published', 'post.failed'] } },
+    });
+    expect(events).toHaveLength(8);
+    for (const [i, { post }] of posts.entries()) {
+      const event = events.find((e) => (e.data as { post: { id: string } }).post.id === post.id);
+      expect(event?.type).toBe(i % 2 === 0 ? 'post.published' : 'post.failed');
+      expect((event?.data as { post: { status: string } }).post.status).toBe(
+        i % 2 === 0 ? 'published' : 'failed',
+      );
+    }
+  });
+
+  it('records segment write-aheads and sends; a duplicate in one batch counts twice, a missing row fails only its caller', async () => {
+    const repo = createPublishRepository(db);
+    const { post } = await publishingPost('segments', ['twitter']);
+    await Promise.all([
+      repo.markSending(post.id, 'twitter', 0, 'key-0'),
+      repo.markSending(post.id, 'twitter', 0, 'key-0'),
+      repo.markSending(post.id, 'twitter', 1, 'key-1'),
+    ]);
+    const [sent, missing] = await Promise.allSettled([
+      repo.markSent(post.id, 'twitter', 0, {
+        remoteId: 'r0',
+        remoteUrl: 'https://n.test/r0',
+        meta: { cid: 'c' },
+      }),
+      repo.markSent(post.id, 'twitter', 7, { remoteId: 'r7', remoteUrl: 'https://n.test/r7' }),
+    ]);
+    expect(sent.status).toBe('fulfilled');
+    expect(missing.status).toBe('rejected');
+    const loaded = await repo.loadForPublish(post.id);
+    const byIndex = new Map(loaded?.segments.map((s) => [s.segmentIndex, s]));
+    expect(byIndex.get(0)).toMatchObject({ status: 'sent', remoteId: 'r0', meta: { cid: 'c' }, attempts: 2 });
+    expect(byIndex.get(1)).toMatchObject({ status: 'sending', remoteId: null, attempts: 1 });
+  });
+
+  it('target updates keep the columns an update leaves out, and fail for a network the post does not have', async () => {
+    const repo = createPublishRepository(db);
+    const { post } = await publishingPost('targets', ['twitter']);
+    await repo.updateTarget(post.id, 'twitter', { status: 'failed', error: 'boom', errorKind: 'transient' });
+    await repo.updateTarget(post.id, 'twitter', { status: 'unknown' });
+    await expect(repo.updateTarget(post.id, 'slack', { status: 'failed', error: 'x' })).rejects.toThrow(
+      /Expected to update one post target row/,
+    );
+    const target = await db.postTarget.findFirstOrThrow({ where: { postId: post.id, platform: 'twitter' } });
+    expect(target).toMatchObject({ status: 'unknown', error: 'boom', errorKind: 'transient', attempts: 2 });
+  });
+});
