@@ -104,7 +104,8 @@ export function createPostRepository(db: TDb) {
      */
     find(accountId: string, id: string): Promise<TPostRecord | null> {
       if (!UUID.test(id)) return Promise.resolve(null);
-      return finds.load({ accountId, id });
+      // Matched against the database's text form of the ids (lower case); ids are case-insensitive.
+      return finds.load({ accountId: accountId.toLowerCase(), id: id.toLowerCase() });
     },
 
     /**

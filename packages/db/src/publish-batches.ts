@@ -12,6 +12,7 @@ import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow } from './pos
 
 // The publisher's per-post reads and writes, batched across the jobs it runs at once (see batchLoader).
 // Each keeps the meaning of the single-row version: a write that must hit one row fails when it does not.
+// Ids are lower-cased on the way in: answers are matched to callers by the database's text form.
 
 export interface TSegmentRef {
   segmentIndex: number;
@@ -338,11 +339,11 @@ export function createPublishBatches(db: TDb) {
 
   return {
     /** Everything the publisher needs for one attempt, read fresh from PostgreSQL. */
-    loadForPublish: (postId: string): Promise<TLoadedPost | null> => loads.load(postId),
+    loadForPublish: (postId: string): Promise<TLoadedPost | null> => loads.load(postId.toLowerCase()),
 
     /** Write-ahead: the segment is about to be sent. A crash after this leaves `sending` = outcome unknown. */
     async markSending(postId: string, platform: TPlatform, segmentIndex: number, idempotencyKey: string) {
-      await sending.load({ postId, platform, segmentIndex, idempotencyKey });
+      await sending.load({ postId: postId.toLowerCase(), platform, segmentIndex, idempotencyKey });
     },
 
     /** Recorded the moment the network answers, so the segment is never sent again. */
@@ -352,12 +353,12 @@ export function createPublishBatches(db: TDb) {
       segmentIndex: number,
       remote: { remoteId: string; remoteUrl: string; meta?: Record<string, string> },
     ) {
-      await sent.load({ postId, platform, segmentIndex, ...remote });
+      await sent.load({ postId: postId.toLowerCase(), platform, segmentIndex, ...remote });
     },
 
     /** Per-network result, visible to clients as soon as that network completes. */
     async updateTarget(postId: string, platform: TPlatform, update: TTargetUpdate) {
-      await targets.load({ ...update, postId, platform });
+      await targets.load({ ...update, postId: postId.toLowerCase(), platform });
     },
 
     /**
@@ -366,6 +367,6 @@ export function createPublishBatches(db: TDb) {
      * stale attempt or an already final post changes nothing (null).
      */
     finalize: (postId: string, attempt: number): Promise<TPostRecord | null> =>
-      finals.load({ postId, attempt }),
+      finals.load({ postId: postId.toLowerCase(), attempt }),
   };
 }

@@ -94,7 +94,7 @@ export function createSocialAccountRepository(db: TDb) {
       accountId: string,
       filter: { platforms?: readonly TPlatform[]; includeInactive?: boolean } = {},
     ): Promise<TSocialAccountRecord[]> {
-      const all = await lists.load(accountId);
+      const all = await lists.load(accountId.toLowerCase());
       return all.filter(
         (a) =>
           (filter.includeInactive || a.isActive) &&

@@ -145,7 +145,7 @@ export function createWebhookDeliveryRepository(db: TDb) {
     /** Everything one attempt needs, re-read from PostgreSQL (the job carries the delivery id only). */
     async loadForAttempt(deliveryId: string): Promise<TAttemptInput | null> {
       if (!UUID.test(deliveryId)) return null;
-      const row = await loads.load(deliveryId);
+      const row = await loads.load(deliveryId.toLowerCase());
       if (!row) return null;
       return {
         id: row.id,
@@ -165,7 +165,7 @@ export function createWebhookDeliveryRepository(db: TDb) {
 
     /** A 2xx: the delivery is done and the webhook's consecutive-failure count starts over. */
     recordSuccess(deliveryId: string, webhookId: string, statusCode: number): Promise<boolean> {
-      return successes.load({ deliveryId, webhookId, statusCode });
+      return successes.load({ deliveryId: deliveryId.toLowerCase(), webhookId, statusCode });
     },
 
     /** A failed attempt with retries left. */

@@ -61,6 +61,13 @@ describe('plain-SQL hot paths', () => {
       new Date(),
     );
     expect(await posts.find(accountId, created.id)).toEqual(await prismaRead(created.id));
+    // Ids are case-insensitive, also when batched reads match answers to callers.
+    const [upper, lower] = await Promise.all([
+      posts.find(accountId.toUpperCase(), created.id.toUpperCase()),
+      posts.find(accountId, created.id),
+    ]);
+    expect(upper).toEqual(lower);
+    expect(upper?.id).toBe(created.id);
     expect(await posts.find(accountId, '00000000-0000-4000-8000-000000000000')).toBeNull();
     expect(await posts.find('00000000-0000-4000-8000-000000000000', created.id)).toBeNull();
     expect(await posts.find(accountId, 'not-a-uuid')).toBeNull();
