@@ -4,6 +4,8 @@
 //   (b) end to end: POST /v1/posts/{id}/publish on the real API process, the real publisher process,
 //       one network (twitter) on the simulator answering at once; posts/s from the first publish
 //       request to the last post final; and the ratio to (a) (target >= 0.35x);
+//   (b2) the floor: the same posts through a bare pipeline (one UPDATE + add behind HTTP, one POST + UPDATE
+//       in a worker) on the same box, to show what the hardware allows before the service's guarantees;
 //   (c) schedule lateness: posts due over one window, each post's lateness = when it left `scheduled`
 //       (the schedule job's `lateMs`) minus its due time; p50/p90/p99/max (target p99 < 1 s).
 // Scale with BENCH_RAW_JOBS, BENCH_POSTS, BENCH_SCHEDULE_POSTS, BENCH_SCHEDULE_WINDOW (e.g. 10s),
@@ -159,11 +161,11 @@ const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'applicati
 // node:http with keep-alive rather than fetch: the load generator shares the two cores with everything
 // it measures, and fetch costs it several times the CPU per request.
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-function call(method, path, body) {
+function call(method, path, body, base = apiUrl) {
   return new Promise((resolvePromise, reject) => {
     const payload = body ? JSON.stringify(body) : undefined;
     const req = http.request(
-      `${apiUrl}${path}`,
+      `${base}${path}`,
       {
         method,
         agent,
@@ -262,6 +264,32 @@ const e2eFinal = await waitFinal(drafts, 300_000);
 const e2eSeconds = (e2eFinal.last - publishStarted) / 1000;
 const e2e = { count: POSTS, seconds: e2eSeconds, perSecond: POSTS / e2eSeconds };
 
+// ---- (b2) the floor: a bare pipeline on the same box -----------------------------------------------
+// An HTTP endpoint doing one UPDATE and one BullMQ add, a worker doing one POST to the simulator and one
+// UPDATE (bench/servers/bare-publish-*.mjs): what this hardware allows for "request -> job -> network ->
+// final" before any of the service's guarantees. The service's own processes sit idle meanwhile.
+const bareDrafts = new Array(POSTS);
+await pool(POSTS, CONNECTIONS, async (i) => {
+  bareDrafts[i] = (
+    await call('POST', '/v1/posts', {
+      content: `Bare post ${i} https://example.com/${i}`,
+      platforms: ['twitter'],
+    })
+  ).id;
+});
+const bareEnv = { ...childEnv, NETWORK_TWITTER_BASE_URL: `${simUrl}/twitter` };
+const bareWorker = await startServer(resolve(root, 'bench/servers/bare-publish-worker.mjs'), bareEnv);
+const bareApi = await startServer(resolve(root, 'bench/servers/bare-publish-api.mjs'), bareEnv);
+stops.push(bareWorker.stop, bareApi.stop);
+const bareUrl = `http://127.0.0.1:${bareApi.port}`;
+const bareStarted = Date.now();
+await pool(POSTS, CONNECTIONS, (i) => call('POST', `/publish/${bareDrafts[i]}`, undefined, bareUrl));
+const bareFinal = await waitFinal(bareDrafts, 300_000);
+const bareSeconds = (bareFinal.last - bareStarted) / 1000;
+const floor = { count: POSTS, seconds: bareSeconds, perSecond: POSTS / bareSeconds };
+await bareApi.stop();
+await bareWorker.stop();
+
 // ---- (c) schedule lateness -------------------------------------------------------------------------
 const firstDue = Date.now() + SCHEDULE_LEAD;
 const dueOf = (i) => new Date(firstDue + Math.floor((i * SCHEDULE_WINDOW) / SCHEDULE_POSTS));
@@ -310,6 +338,7 @@ console.log('name'.padEnd(52), 'count'.padStart(7), 'seconds'.padStart(9), 'per 
 for (const [name, r] of [
   ['raw BullMQ no-op jobs (add + process, concurrency 50)', raw],
   ['end-to-end publish (first request -> all final)', e2e],
+  ['floor: bare UPDATE+add -> POST+UPDATE pipeline', floor],
 ]) {
   console.log(
     name.padEnd(52),
@@ -322,6 +351,9 @@ console.log(
   `publish requests answered in ${fmt((requestsDone - publishStarted) / 1000, 2)} s; ${e2eFinal.failed} posts failed`,
 );
 console.log(`ratio (end-to-end / raw BullMQ): ${fmt(e2e.perSecond / raw.perSecond, 2)}x (target >= 0.35x)`);
+console.log(
+  `floor / raw BullMQ: ${fmt(floor.perSecond / raw.perSecond, 2)}x; end-to-end / floor: ${fmt(e2e.perSecond / floor.perSecond, 2)}x`,
+);
 
 const row = (label, values) => {
   const sorted = [...values].sort((a, b) => a - b);

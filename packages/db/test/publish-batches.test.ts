@@ -111,7 +111,7 @@ describe('publisher batches', () => {
     for (const [i, { post }] of posts.entries()) {
       const event = events.find((e) => (e.data as { post: { id: string } }).post.id === post.id);
       expect(event?.type).toBe(i % 2 === 0 ? 'post.published' : 'post.failed');
-      expect((event?.data as { post: { status: string } }).post.status).toBe(
+      expect((event?.data as { post?: { status: string } } | undefined)?.post?.status).toBe(
         i % 2 === 0 ? 'published' : 'failed',
       );
     }
