@@ -11,15 +11,47 @@ import type {
 } from '@sps/core';
 import { Prisma } from './generated/prisma/client.js';
 import type { PostModel } from './generated/prisma/models/Post.js';
-import type { PostTargetModel } from './generated/prisma/models/PostTarget.js';
 
-export type TPostRow = PostModel & { targets: PostTargetModel[] };
+/** What a post target read gives, from Prisma or from plain SQL (enums as their text). */
+export interface TTargetRow {
+  platform: string;
+  status: string;
+  remotePostId: string | null;
+  remoteUrl: string | null;
+  error: string | null;
+  errorKind: string | null;
+  publishedAt: Date | null;
+  createdAt: Date;
+}
+
+/** A post row with its targets: a Prisma `PostModel` with `targets` fits, and so do the plain-SQL reads. */
+export interface TPostRow
+  extends Pick<
+    PostModel,
+    | 'id'
+    | 'accountId'
+    | 'content'
+    | 'queuedAt'
+    | 'scheduledFor'
+    | 'media'
+    | 'segments'
+    | 'poll'
+    | 'publishAttempt'
+    | 'publishedAt'
+    | 'createdAt'
+    | 'updatedAt'
+  > {
+  platforms: string[];
+  status: string;
+  queueState: string | null;
+  targets: TTargetRow[];
+}
 
 export const POST_INCLUDE = {
   targets: { orderBy: { createdAt: 'asc' } },
 } as const satisfies Prisma.PostInclude;
 
-export function toTargetRecord(row: PostTargetModel): TTargetRecord {
+export function toTargetRecord(row: TTargetRow): TTargetRecord {
   return {
     platform: row.platform as TPlatform,
     status: row.status as TTargetStatus,
@@ -56,8 +88,8 @@ export function toPostRecord(row: TPostRow): TPostRecord {
  * In the order the post lists its networks (networks no longer listed last, oldest first): targets written
  * by one statement share a creation time, so that alone would leave their order to chance.
  */
-function sortTargets(platforms: string[], targets: PostTargetModel[]): PostTargetModel[] {
-  const rank = (t: PostTargetModel) => {
+function sortTargets(platforms: string[], targets: TTargetRow[]): TTargetRow[] {
+  const rank = (t: TTargetRow) => {
     const i = platforms.indexOf(t.platform);
     return i === -1 ? platforms.length : i;
   };

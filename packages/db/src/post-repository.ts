@@ -32,7 +32,7 @@ export function createPostRepository(db: TDb) {
     return keys.map((k) => {
       const row = byId.get(k.id);
       // Tenancy per caller: a batch mixes accounts.
-      return row && row.account_id === k.accountId ? postFromSql(row) : null;
+      return row && row.accountId === k.accountId ? postFromSql(row) : null;
     });
   });
 

@@ -88,7 +88,7 @@ async function byRounds<K, V>(
 function toLoaded(row: TLoadRow): TLoadedPost {
   return {
     post: postFromSql(row),
-    deletedAt: row.deleted_at,
+    deletedAt: row.deletedAt,
     targetAccounts: Object.fromEntries(row.targets.map((t) => [t.platform, t.socialAccountId])) as Partial<
       Record<TPlatform, string | null>
     >,
