@@ -1,5 +1,5 @@
 import type { TPostRecord } from '@sps/core';
-import { type TPostRow, toPostRecord } from './post-mapper.js';
+import { type TPostRow, type TTargetRow, toPostRecord } from './post-mapper.js';
 
 /** Plain SQL compares ids as uuid: anything else would be a query error instead of "no such row". */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -35,13 +35,7 @@ export function targetsFrom(cte: string): string {
 }
 
 /** A target as JSON: timestamps are ISO text (JSON has no timestamp type). */
-export interface TTargetJson {
-  platform: string;
-  status: string;
-  remotePostId: string | null;
-  remoteUrl: string | null;
-  error: string | null;
-  errorKind: string | null;
+export interface TTargetJson extends Omit<TTargetRow, 'publishedAt' | 'createdAt'> {
   publishedAt: string | null;
   createdAt: string;
   socialAccountId: string | null;
