@@ -17,11 +17,8 @@ export {
 export { toPostRecord, toTargetRecord } from './post-mapper.js';
 export { createPostRepository, type TPostRepository, type TUpdateOutcome } from './post-repository.js';
 export type { TLoadedPost, TPublishAccount, TSegmentRef, TTargetUpdate } from './publish-batches.js';
-export {
-  createPublishRepository,
-  type TBeginOutcome,
-  type TPublishRepository,
-} from './publish-repository.js';
+export type { TBeginOutcome, TBeginPublish } from './publish-begin.js';
+export { createPublishRepository, type TPublishRepository } from './publish-repository.js';
 export { createQueueRepository, type TQueueRepository } from './queue-repository.js';
 export {
   createSettingsRepository,

@@ -29,9 +29,9 @@ const TARGET_ORDER = 'array_position(p.platforms, t.platform), t.created_at, t.i
 export const POST_TARGETS = `COALESCE((SELECT json_agg(${TARGET_JSON} ORDER BY ${TARGET_ORDER})
   FROM post_targets t WHERE t.post_id = p.id), '[]'::json) AS targets`;
 
-/** The same array built from a CTE's RETURNING rows (`FROM <cte> t`). */
+/** The same array for post `p` built from a CTE's RETURNING rows (`FROM <cte> t`). */
 export function targetsFrom(cte: string): string {
-  return `COALESCE((SELECT json_agg(${TARGET_JSON} ORDER BY ${TARGET_ORDER}) FROM ${cte} t), '[]'::json)`;
+  return `COALESCE((SELECT json_agg(${TARGET_JSON} ORDER BY ${TARGET_ORDER}) FROM ${cte} t WHERE t.post_id = p.id), '[]'::json)`;
 }
 
 /** A target as JSON: timestamps are ISO text (JSON has no timestamp type). */

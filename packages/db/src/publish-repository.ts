@@ -2,30 +2,8 @@ import { presentPostB, type TPlatform, type TPostRecord, type TPostStatus } from
 import { sqlOf, type TDb, type TTx } from './client.js';
 import { recordEvent } from './event-repository.js';
 import { POST_INCLUDE, toPostRecord } from './post-mapper.js';
-import { POST_COLUMNS, postFromSql, type TPostSqlRow, targetsFrom, UUID } from './post-sql.js';
 import { createPublishBatches } from './publish-batches.js';
-
-export type TBeginOutcome =
-  | { kind: 'started'; attempt: number; post: TPostRecord }
-  | { kind: 'not_found' }
-  | { kind: 'not_publishable'; status: TPostStatus }
-  | { kind: 'changed' }
-  | { kind: 'nothing_to_retry' };
-
-export interface TBeginPublish {
-  accountId: string;
-  postId: string;
-  /** Statuses a publish may start from (draft/scheduled by request; scheduled when due). */
-  from: TPostStatus[];
-  /** One active social account per platform. */
-  accounts: Partial<Record<TPlatform, string>>;
-  /** The post version that was validated; a newer edit makes this `changed`. */
-  expectUpdatedAt?: Date;
-  /** Leaves the interval queue (a queued post taken by its slot). */
-  clearQueue?: boolean;
-  /** Networks that fail before anything is sent, with the reason (a used-up twitter allowance). */
-  preFailed?: Partial<Record<TPlatform, { error: string; errorKind: string }>>;
-}
+import { createPublishBegin, type TBeginOutcome } from './publish-begin.js';
 
 /** An update of a row that must exist (as Prisma's `update` by unique key, which throws P2025 otherwise). */
 async function updateExactlyOne(db: TDb, name: string, text: string, values: unknown[]): Promise<void> {
@@ -47,79 +25,12 @@ async function lockPost(tx: TTx, postId: string, accountId?: string) {
 export function createPublishRepository(db: TDb) {
   return {
     ...createPublishBatches(db),
+    ...createPublishBegin(db),
 
     /**
      * Moves a post to `publishing`: one pending target per network (with its account), a new attempt
      * number (part of the job id). Targets of networks no longer listed are dropped.
      */
-    async begin(input: TBeginPublish): Promise<TBeginOutcome> {
-      // One plain-SQL statement: the row lock, the checks, every write and the post as it is afterwards
-      // come back in one round trip (publishing is the hot path; a transaction held a pooled connection
-      // across a dozen round trips, and each Prisma query costs about a millisecond of CPU).
-      // Targets of networks no longer listed are dropped; segments a network already holds (a thread cut
-      // short by a failure) are kept, so they are never sent twice.
-      if (!UUID.test(input.postId)) return { kind: 'not_found' } as const;
-      // The application's clock, like every other timestamp the reconciler compares (not the database's).
-      const now = new Date();
-      const { rows } = await sqlOf(db).query<
-        Omit<TPostSqlRow, 'id'> & { id: string | null; locked_status: string }
-      >({
-        name: 'publish_begin',
-        text: `WITH locked AS (
-          SELECT id, status, updated_at, platforms FROM posts
-          WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
-          FOR UPDATE
-        ), ok AS (
-          SELECT id, platforms FROM locked
-          WHERE status::text = ANY($3::text[]) AND ($4::timestamptz IS NULL OR updated_at = $4::timestamptz)
-        ), dropped_targets AS (
-          DELETE FROM post_targets t USING ok WHERE t.post_id = ok.id AND t.platform <> ALL(ok.platforms)
-        ), dropped_segments AS (
-          DELETE FROM segment_deliveries s USING ok
-          WHERE s.post_id = ok.id AND (s.platform <> ALL(ok.platforms) OR s.status <> 'sent')
-        ), targets AS (
-          INSERT INTO post_targets (id, post_id, platform, social_account_id, status, error, error_kind, updated_at)
-          SELECT gen_random_uuid(), ok.id, pl, ($5::jsonb ->> pl::text)::uuid,
-                 CASE WHEN pre.value IS NULL THEN 'pending' ELSE 'failed' END::"TargetStatus",
-                 pre.value ->> 'error', pre.value ->> 'errorKind', $7
-          FROM ok CROSS JOIN unnest(ok.platforms) AS pl
-          LEFT JOIN jsonb_each($6::jsonb) AS pre ON pre.key = pl::text
-          ON CONFLICT (post_id, platform) DO UPDATE SET
-            social_account_id = EXCLUDED.social_account_id, status = EXCLUDED.status, remote_post_id = NULL,
-            remote_url = NULL, error = EXCLUDED.error, error_kind = EXCLUDED.error_kind, published_at = NULL,
-            updated_at = $7
-          RETURNING *
-        ), started AS (
-          UPDATE posts SET status = 'publishing', publish_attempt = posts.publish_attempt + 1,
-            queue_state = CASE WHEN $8 THEN NULL ELSE posts.queue_state END, updated_at = $7
-          FROM ok WHERE posts.id = ok.id
-          RETURNING posts.*
-        )
-        SELECT locked.status::text AS locked_status, ${POST_COLUMNS}, ${targetsFrom('targets')} AS targets
-        FROM locked LEFT JOIN started p ON true`,
-        values: [
-          input.postId,
-          input.accountId,
-          input.from,
-          input.expectUpdatedAt ?? null,
-          JSON.stringify(input.accounts),
-          JSON.stringify(input.preFailed ?? {}),
-          now,
-          input.clearQueue === true,
-        ],
-      });
-      const row = rows[0];
-      if (!row) return { kind: 'not_found' } as const;
-      if (row.id === null) {
-        const status = row.locked_status as TPostStatus;
-        return input.from.includes(status)
-          ? ({ kind: 'changed' } as const)
-          : ({ kind: 'not_publishable', status } as const);
-      }
-      const post = postFromSql(row as TPostSqlRow);
-      return { kind: 'started', attempt: post.publishAttempt, post } as const;
-    },
-
     /** Whether a due post's twitter publish takes from the allowance, and the account's plan. */
     async allowanceOf(postId: string): Promise<{ counts: boolean; accountId: string; plan: string } | null> {
       const rows = await db.$queryRaw<{ counts: boolean; account_id: string; plan: string }[]>`

@@ -141,6 +141,60 @@ describe('publisher batches', () => {
     expect(byIndex.get(1)).toMatchObject({ status: 'sending', remoteId: null, attempts: 1 });
   });
 
+  it('starts concurrent publishes in one batch, each checked on its own: tenancy, status, version, the same post twice', async () => {
+    const repo = createPublishRepository(db);
+    const posts = createPostRepository(db);
+    const { accountId: otherAccount } = await createTestAccount(db, 'pro', 'Other');
+    const draft = (content: string, account = accountId) =>
+      posts.create(account, 'draft', { content, platforms: ['twitter'] }, new Date());
+    const [a, b, c, d, theirs] = await Promise.all([
+      draft('a'),
+      draft('b'),
+      draft('c'),
+      draft('d'),
+      draft('x', otherAccount),
+    ]);
+    if (!a || !b || !c || !d || !theirs) throw new Error('no drafts');
+    const start = (postId: string, extra: Partial<Parameters<typeof repo.begin>[0]> = {}) =>
+      repo.begin({ accountId, postId, from: ['draft'], accounts, ...extra });
+    const outcomes = await Promise.all([
+      start(a.id, { clearQueue: true }),
+      start(a.id.toUpperCase()), // the same post again, in the same turn
+      start(b.id, { preFailed: { twitter: { error: 'allowance used up', errorKind: 'rejected' } } }),
+      start(c.id, { expectUpdatedAt: new Date(c.updatedAt.getTime() - 1) }),
+      start(d.id, { from: ['scheduled'] }),
+      start(theirs.id), // another account's post
+    ]);
+    expect(outcomes.map((o) => o.kind)).toEqual([
+      'started',
+      'not_publishable',
+      'started',
+      'changed',
+      'not_publishable',
+      'not_found',
+    ]);
+    expect(outcomes[1]).toEqual({ kind: 'not_publishable', status: 'publishing' });
+    expect(outcomes[4]).toEqual({ kind: 'not_publishable', status: 'draft' });
+    const [startedA, , startedB] = outcomes;
+    if (startedA?.kind !== 'started' || startedB?.kind !== 'started') throw new Error('not started');
+    expect(startedA.post.id).toBe(a.id);
+    expect(startedA.post.targets).toEqual([
+      expect.objectContaining({ platform: 'twitter', status: 'pending' }),
+    ]);
+    expect(startedB.post.id).toBe(b.id);
+    expect(startedB.post.targets).toEqual([
+      expect.objectContaining({ platform: 'twitter', status: 'failed', error: 'allowance used up' }),
+    ]);
+    const rows = await db.post.findMany({ where: { id: { in: [a.id, b.id, c.id, d.id, theirs.id] } } });
+    expect(Object.fromEntries(rows.map((r) => [r.content, [r.status, r.publishAttempt]]))).toEqual({
+      a: ['publishing', 1],
+      b: ['publishing', 1],
+      c: ['draft', 0],
+      d: ['draft', 0],
+      x: ['draft', 0],
+    });
+  });
+
   it('target updates keep the columns an update leaves out, and fail for a network the post does not have', async () => {
     const repo = createPublishRepository(db);
     const { post } = await publishingPost('targets', ['twitter']);
