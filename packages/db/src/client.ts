@@ -24,6 +24,11 @@ export function createDb(url: string, options: TDbOptions = {}): TDb {
     connectionString: url,
     max: options.poolMax ?? 10,
     connectionTimeoutMillis: 10_000,
+    // Bounds for the plain-SQL paths (Prisma's own transactions have theirs): a stalled statement or an
+    // abandoned transaction must not hold post rows locked for ever. TCP keep-alive notices a dead peer.
+    statement_timeout: 30_000,
+    idle_in_transaction_session_timeout: 30_000,
+    keepAlive: true,
   });
   // An idle connection that dies (database restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
@@ -41,7 +46,8 @@ export function createDb(url: string, options: TDbOptions = {}): TDb {
     configurable: true,
     value: async () => {
       await disconnect();
-      if (!pool.ended) await pool.end();
+      // `ending` is set as soon as an end began (Prisma's, or an earlier call of this one).
+      if (!pool.ending) await pool.end();
     },
   });
   return db;
@@ -62,6 +68,12 @@ export function sqlOf(db: TDb): pg.Pool {
 export async function inSqlTransaction<T>(db: TDb, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await sqlOf(db).connect();
   let broken: Error | undefined;
+  // pg-pool drops its own error listener while a client is checked out: without one, a connection lost
+  // mid-transaction would be an uncaught exception. The query in flight rejects with the error anyway.
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -76,6 +88,7 @@ export async function inSqlTransaction<T>(db: TDb, work: (client: pg.PoolClient)
     }
     throw error;
   } finally {
+    client.removeListener('error', onError);
     client.release(broken);
   }
 }
@@ -98,8 +111,11 @@ const ADAPTER_KINDS = new Set([
   'TransactionAlreadyClosed',
   'TransactionWriteConflict',
 ]);
-/** SQLSTATEs: serialization failure, deadlock, admin/crash shutdown, cannot connect now, too many connections. */
-const SQLSTATE_RETRYABLE = /^(40001|40P01|57P0[1-3]|53300|08\w{3})$/;
+/**
+ * SQLSTATEs: serialization failure, deadlock, statement timeout (a busy database), admin/crash shutdown,
+ * cannot connect now, too many connections.
+ */
+const SQLSTATE_RETRYABLE = /^(40001|40P01|57014|57P0[1-3]|53300|08\w{3})$/;
 
 /** pg-pool's own errors carry no code, only these messages. */
 const POOL_MESSAGES = /timeout exceeded when trying to connect|Connection terminated/;

@@ -5,7 +5,7 @@ import {
   type TPostRecord,
   type TTargetStatus,
 } from '@sps/core';
-import { batchLoader, uniqueRounds } from './batch.js';
+import { batchLoader } from './batch.js';
 import { inSqlTransaction, sqlOf, type TDb } from './client.js';
 import type { SegmentDeliveryModel } from './generated/prisma/models/SegmentDelivery.js';
 import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow } from './post-sql.js';
@@ -65,24 +65,28 @@ interface TSegmentKey {
 
 const segmentKey = (k: TSegmentKey) => `${k.postId}/${k.platform}/${k.segmentIndex}`;
 
+/** The segments a statement touched (its RETURNING rows), keyed like the batch. */
+function segmentAnswers(rows: { post_id: string; platform: string; segment_index: number }[]) {
+  return new Map(
+    rows.map((r) => [
+      segmentKey({ postId: r.post_id, platform: r.platform as TPlatform, segmentIndex: r.segment_index }),
+      true as const,
+    ]),
+  );
+}
+
 function notUpdated(what: string): Error {
   return new Error(`Expected to update one ${what} row, updated none`);
 }
 
-/** Runs `round` once per group of unique keys; answers in the order of `keys`. */
-async function byRounds<K, V>(
-  keys: readonly K[],
+/** Answers each item from a map keyed like the batch's rounds; an item the statement did not touch fails. */
+function answer<K, V>(
+  items: readonly K[],
   key: (k: K) => string,
-  round: (items: K[]) => Promise<Map<string, V | Error>>,
+  answers: Map<string, V>,
   missing: () => Error,
-): Promise<(V | Error)[]> {
-  const results: (V | Error)[] = new Array(keys.length);
-  for (const indexes of uniqueRounds(keys, key)) {
-    const items = indexes.map((i) => keys[i] as K);
-    const answers = await round(items);
-    for (const i of indexes) results[i] = answers.get(key(keys[i] as K)) ?? missing();
-  }
-  return results;
+) {
+  return items.map((k) => answers.get(key(k)) ?? missing());
 }
 
 function toLoaded(row: TLoadRow): TLoadedPost {
@@ -144,93 +148,69 @@ export function createPublishBatches(db: TDb) {
     });
   });
 
-  const sending = batchLoader<TSegmentKey & { idempotencyKey: string }, true>((keys) =>
-    byRounds(
-      keys,
-      segmentKey,
-      async (items) => {
-        await sqlOf(db).query({
-          name: 'segment_sending_many',
-          text: `INSERT INTO segment_deliveries
+  const sending = batchLoader<TSegmentKey & { idempotencyKey: string }, true>(async (items) => {
+    // Only for posts that still exist: a post deleted while publishing fails its own caller, not the batch.
+    const { rows } = await sqlOf(db).query<{ post_id: string; platform: string; segment_index: number }>({
+      name: 'segment_sending_many',
+      text: `INSERT INTO segment_deliveries
                    (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at)
                  SELECT gen_random_uuid(), u.post_id, u.platform::"Platform", u.segment_index, u.idempotency_key,
                         'sending', 1, $5
                  FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[])
                       AS u(post_id, platform, segment_index, idempotency_key)
+                 WHERE EXISTS (SELECT 1 FROM posts p WHERE p.id = u.post_id)
                  ON CONFLICT (post_id, platform, segment_index) DO UPDATE SET
-                   status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $5`,
-          values: [
-            items.map((k) => k.postId),
-            items.map((k) => k.platform),
-            items.map((k) => k.segmentIndex),
-            items.map((k) => k.idempotencyKey),
-            new Date(),
-          ],
-        });
-        return new Map(items.map((k) => [segmentKey(k), true as const]));
-      },
-      () => notUpdated('segment'),
-    ),
-  );
+                   status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $5
+                 RETURNING post_id, platform::text AS platform, segment_index`,
+      values: [
+        items.map((k) => k.postId),
+        items.map((k) => k.platform),
+        items.map((k) => k.segmentIndex),
+        items.map((k) => k.idempotencyKey),
+        new Date(),
+      ],
+    });
+    return answer(items, segmentKey, segmentAnswers(rows), () => notUpdated('segment'));
+  }, segmentKey);
 
   type TSent = TSegmentKey & { remoteId: string; remoteUrl: string; meta?: Record<string, string> };
-  const sent = batchLoader<TSent, true>((keys) =>
-    byRounds(
-      keys,
-      segmentKey,
-      async (items) => {
-        const { rows } = await sqlOf(db).query<{ post_id: string; platform: string; segment_index: number }>({
-          name: 'segment_sent_many',
-          text: `UPDATE segment_deliveries s SET status = 'sent', remote_id = u.remote_id, remote_url = u.remote_url,
+  const sent = batchLoader<TSent, true>(async (items) => {
+    const { rows } = await sqlOf(db).query<{ post_id: string; platform: string; segment_index: number }>({
+      name: 'segment_sent_many',
+      text: `UPDATE segment_deliveries s SET status = 'sent', remote_id = u.remote_id, remote_url = u.remote_url,
                    remote_meta = u.meta, sent_at = $7, updated_at = $7
                  FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[])
                       AS u(post_id, platform, segment_index, remote_id, remote_url, meta)
                  WHERE s.post_id = u.post_id AND s.platform = u.platform::"Platform" AND s.segment_index = u.segment_index
                  RETURNING s.post_id, s.platform::text AS platform, s.segment_index`,
-          values: [
-            items.map((k) => k.postId),
-            items.map((k) => k.platform),
-            items.map((k) => k.segmentIndex),
-            items.map((k) => k.remoteId),
-            items.map((k) => k.remoteUrl),
-            items.map((k) => JSON.stringify(k.meta ?? {})),
-            new Date(),
-          ],
-        });
-        return new Map(
-          rows.map((r) => [
-            segmentKey({
-              postId: r.post_id,
-              platform: r.platform as TPlatform,
-              segmentIndex: r.segment_index,
-            }),
-            true as const,
-          ]),
-        );
-      },
-      () => notUpdated('segment'),
-    ),
-  );
+      values: [
+        items.map((k) => k.postId),
+        items.map((k) => k.platform),
+        items.map((k) => k.segmentIndex),
+        items.map((k) => k.remoteId),
+        items.map((k) => k.remoteUrl),
+        items.map((k) => JSON.stringify(k.meta ?? {})),
+        new Date(),
+      ],
+    });
+    return answer(items, segmentKey, segmentAnswers(rows), () => notUpdated('segment'));
+  }, segmentKey);
 
   type TTargetKey = TTargetUpdate & { postId: string; platform: TPlatform };
   const targetKey = (k: { postId: string; platform: string }) => `${k.postId}/${k.platform}`;
-  const targets = batchLoader<TTargetKey, true>((keys) =>
-    byRounds(
-      keys,
-      targetKey,
-      async (items) => {
-        // Columns not in an update keep their value (as Prisma's `undefined` = leave as is).
-        const column = (get: (k: TTargetKey) => string | null | undefined) => ({
-          keep: items.map((k) => get(k) === undefined),
-          value: items.map((k) => get(k) ?? null),
-        });
-        const remoteId = column((k) => k.remotePostId);
-        const remoteUrl = column((k) => k.remoteUrl);
-        const error = column((k) => k.error);
-        const errorKind = column((k) => k.errorKind);
-        const { rows } = await sqlOf(db).query<{ post_id: string; platform: string }>({
-          name: 'target_update_many',
-          text: `UPDATE post_targets t SET status = u.status::"TargetStatus",
+  const targets = batchLoader<TTargetKey, true>(async (items) => {
+    // Columns not in an update keep their value (as Prisma's `undefined` = leave as is).
+    const column = (get: (k: TTargetKey) => string | null | undefined) => ({
+      keep: items.map((k) => get(k) === undefined),
+      value: items.map((k) => get(k) ?? null),
+    });
+    const remoteId = column((k) => k.remotePostId);
+    const remoteUrl = column((k) => k.remoteUrl);
+    const error = column((k) => k.error);
+    const errorKind = column((k) => k.errorKind);
+    const { rows } = await sqlOf(db).query<{ post_id: string; platform: string }>({
+      name: 'target_update_many',
+      text: `UPDATE post_targets t SET status = u.status::"TargetStatus",
                    remote_post_id = CASE WHEN u.keep_remote_id THEN t.remote_post_id ELSE u.remote_post_id END,
                    remote_url = CASE WHEN u.keep_remote_url THEN t.remote_url ELSE u.remote_url END,
                    error = CASE WHEN u.keep_error THEN t.error ELSE u.error END,
@@ -243,28 +223,26 @@ export function createPublishBatches(db: TDb) {
                            keep_error, error, keep_error_kind, error_kind)
                  WHERE t.post_id = u.post_id AND t.platform = u.platform::"Platform"
                  RETURNING t.post_id, t.platform::text AS platform`,
-          values: [
-            items.map((k) => k.postId),
-            items.map((k) => k.platform),
-            items.map((k) => k.status),
-            remoteId.keep,
-            remoteId.value,
-            remoteUrl.keep,
-            remoteUrl.value,
-            error.keep,
-            error.value,
-            errorKind.keep,
-            errorKind.value,
-            new Date(),
-          ],
-        });
-        return new Map(
-          rows.map((r) => [targetKey({ postId: r.post_id, platform: r.platform }), true as const]),
-        );
-      },
-      () => notUpdated('post target'),
-    ),
-  );
+      values: [
+        items.map((k) => k.postId),
+        items.map((k) => k.platform),
+        items.map((k) => k.status),
+        remoteId.keep,
+        remoteId.value,
+        remoteUrl.keep,
+        remoteUrl.value,
+        error.keep,
+        error.value,
+        errorKind.keep,
+        errorKind.value,
+        new Date(),
+      ],
+    });
+    const done = new Map(
+      rows.map((r) => [targetKey({ postId: r.post_id, platform: r.platform }), true as const]),
+    );
+    return answer(items, targetKey, done, () => notUpdated('post target'));
+  }, targetKey);
 
   /**
    * One short transaction for every post finalized in the same turn: lock them (in id order, so two

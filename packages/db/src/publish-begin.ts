@@ -1,5 +1,5 @@
 import type { TPlatform, TPostRecord, TPostStatus } from '@sps/core';
-import { batchLoader, uniqueRounds } from './batch.js';
+import { batchLoader } from './batch.js';
 import { sqlOf, type TDb } from './client.js';
 import { POST_COLUMNS, postFromSql, type TPostSqlRow, targetsFrom, UUID } from './post-sql.js';
 
@@ -37,10 +37,8 @@ type TBeginRow = Omit<TPostSqlRow, 'id'> & { id: string | null; locked_id: strin
  * round, which then sees the first one's outcome.
  */
 export function createPublishBegin(db: TDb) {
-  const begins = batchLoader<TBeginPublish, TBeginOutcome>(async (inputs) => {
-    const results: TBeginOutcome[] = new Array(inputs.length);
-    for (const indexes of uniqueRounds(inputs, (input) => input.postId)) {
-      const round = indexes.map((i) => inputs[i] as TBeginPublish);
+  const begins = batchLoader<TBeginPublish, TBeginOutcome>(
+    async (round) => {
       // The application's clock, like every other timestamp the reconciler compares (not the database's).
       const now = new Date();
       const { rows } = await sqlOf(db).query<TBeginRow>({
@@ -95,11 +93,10 @@ export function createPublishBegin(db: TDb) {
         ],
       });
       const byId = new Map(rows.map((row) => [row.locked_id, row]));
-      for (const i of indexes)
-        results[i] = outcomeOf(inputs[i] as TBeginPublish, byId.get(inputs[i]?.postId ?? ''));
-    }
-    return results;
-  });
+      return round.map((input) => outcomeOf(input, byId.get(input.postId)));
+    },
+    (input) => input.postId,
+  );
 
   return {
     begin(input: TBeginPublish): Promise<TBeginOutcome> {

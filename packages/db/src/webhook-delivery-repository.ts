@@ -1,4 +1,4 @@
-import DataLoader from 'dataloader';
+import { batchLoader } from './batch.js';
 import { sqlOf, type TDb } from './client.js';
 import { UUID } from './post-sql.js';
 
@@ -49,18 +49,8 @@ export interface TAttemptInput {
 
 const OPEN = { in: ['pending', 'retrying'] as ('pending' | 'retrying')[] };
 
-/**
- * Deliveries run with high concurrency and each needs one read before and one write after its POST. The
- * reads (and the success writes) that arrive in the same turn of the event loop go to PostgreSQL as one
- * statement: per-statement costs (round trip, socket writes on both sides, executor start) are what a
- * delivery's database time is made of, so this is most of the worker's database cost under load, and a
- * lone delivery waits no longer than the current event-loop turn.
- */
-const BATCH_OPTIONS = {
-  cache: false,
-  maxBatchSize: 100,
-  batchScheduleFn: (run: () => void) => setImmediate(run),
-} as const;
+// Deliveries run with high concurrency and each needs one read before and one write after its POST: both
+// are batched across the deliveries in flight (see batchLoader).
 
 interface TSuccess {
   deliveryId: string;
@@ -69,7 +59,7 @@ interface TSuccess {
 }
 
 export function createWebhookDeliveryRepository(db: TDb) {
-  const loads = new DataLoader<string, TAttemptRow | null>(async (ids) => {
+  const loads = batchLoader<string, TAttemptRow | null>(async (ids) => {
     const { rows } = await sqlOf(db).query<TAttemptRow>({
       name: 'delivery_load',
       text: `SELECT d.id, d.webhook_id, d.event_id, d.status::text AS status, d.attempts,
@@ -82,13 +72,15 @@ export function createWebhookDeliveryRepository(db: TDb) {
     });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
-  }, BATCH_OPTIONS);
+  });
 
-  const successes = new DataLoader<TSuccess, boolean>(async (batch) => {
-    // Only open deliveries become succeeded; a webhook's count resets once per statement.
-    const { rows } = await sqlOf(db).query<{ id: string }>({
-      name: 'delivery_succeeded',
-      text: `WITH input AS (
+  const successes = batchLoader<TSuccess, boolean>(
+    async (batch) => {
+      // Only open deliveries become succeeded (a delivery twice in one batch: the later round gets false).
+      // The webhooks to reset are locked in id order, so two workers' batches never wait on each other in a cycle.
+      const { rows } = await sqlOf(db).query<{ id: string }>({
+        name: 'delivery_succeeded',
+        text: `WITH input AS (
                SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS i(delivery_id, webhook_id, status_code)
              ), done AS (
                UPDATE webhook_deliveries d
@@ -98,17 +90,27 @@ export function createWebhookDeliveryRepository(db: TDb) {
                FROM input i
                WHERE d.id = i.delivery_id AND d.status IN ('pending', 'retrying')
                RETURNING d.id
+             ), hooks AS (
+               SELECT id FROM webhooks
+               WHERE id IN (SELECT webhook_id FROM input) AND consecutive_failures > 0
+               ORDER BY id FOR UPDATE
              ), reset AS (
                UPDATE webhooks SET consecutive_failures = 0, updated_at = now()
-               WHERE id IN (SELECT webhook_id FROM input) AND consecutive_failures > 0
+               WHERE id IN (SELECT id FROM hooks)
                RETURNING id
              )
              SELECT id FROM done`,
-      values: [batch.map((s) => s.deliveryId), batch.map((s) => s.webhookId), batch.map((s) => s.statusCode)],
-    });
-    const done = new Set(rows.map((row) => row.id));
-    return batch.map((s) => done.has(s.deliveryId));
-  }, BATCH_OPTIONS);
+        values: [
+          batch.map((s) => s.deliveryId),
+          batch.map((s) => s.webhookId),
+          batch.map((s) => s.statusCode),
+        ],
+      });
+      const done = new Set(rows.map((row) => row.id));
+      return batch.map((s) => done.has(s.deliveryId));
+    },
+    (success) => success.deliveryId,
+  );
 
   return {
     /**

@@ -159,15 +159,37 @@ describe('plain-SQL hot paths', () => {
     expect(await Promise.all(half.map((d) => repo.recordSuccess(d.id, webhook.id, 200)))).toEqual(
       half.map(() => true),
     );
+    // A delivery twice in one batch: once done, the second call is told it was not open any more.
+    const last = deliveries[29];
+    if (!last) throw new Error('no delivery');
+    const twice = await Promise.all([
+      repo.recordSuccess(last.id, webhook.id, 200),
+      repo.recordSuccess(last.id, webhook.id, 200),
+    ]);
+    expect(twice).toEqual([true, false]);
     const all = await Promise.all(
       deliveries.map((d, i) => repo.recordSuccess(d.id, webhook.id, 200 + (i % 5))),
     );
-    expect(all).toEqual(deliveries.map((_, i) => i >= 15));
+    expect(all).toEqual(deliveries.map((_, i) => i >= 15 && i < 29));
     const rows = await db.webhookDelivery.findMany({ where: { webhookId: webhook.id } });
     expect(rows.every((r) => r.status === 'succeeded' && r.attempts === 1)).toBe(true);
     expect(rows.find((r) => r.id === deliveries[20]?.id)?.lastStatusCode).toBe(200);
     expect(rows.find((r) => r.id === deliveries[16]?.id)?.lastStatusCode).toBe(201);
     expect((await db.webhook.findUniqueOrThrow({ where: { id: webhook.id } })).consecutiveFailures).toBe(0);
+  });
+
+  it('a connection lost in the middle of a plain-SQL transaction rejects the caller and leaves the process and pool healthy', async () => {
+    const { inSqlTransaction, sqlOf } = await import('../src/client.js');
+    const outcome = inSqlTransaction(db, async (client) => {
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await sqlOf(db).query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await client.query('SELECT 1');
+    });
+    await expect(outcome).rejects.toThrow();
+    // The broken connection was not given back: the next statements work.
+    for (let i = 0; i < 5; i += 1)
+      expect((await sqlOf(db).query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
   });
 
   it('ends its pool on $disconnect when only plain SQL ever ran (no idle connections keep a process alive)', async () => {

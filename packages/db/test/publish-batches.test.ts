@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TPlatform } from '@sps/core';
-import { uniqueRounds } from '../src/batch.js';
+import { batchLoader, uniqueRounds } from '../src/batch.js';
 import {
   createDb,
   createPostRepository,
@@ -60,6 +60,50 @@ describe('publisher batches', () => {
   it('splits a batch into rounds of unique keys, in call order', () => {
     expect(uniqueRounds(['a', 'b', 'a', 'c', 'a', 'b'], (k) => k)).toEqual([[0, 1, 3], [2, 5], [4]]);
     expect(uniqueRounds([], (k: string) => k)).toEqual([]);
+  });
+
+  it('a batch that throws fails only the item that cannot be done; earlier rounds keep their answers', async () => {
+    const runs: string[][] = [];
+    let lateRuns = 0;
+    const loader = batchLoader<string, string>(
+      async (items) => {
+        runs.push([...items]);
+        if (items.includes('bad')) throw new Error('bad item');
+        if (items.includes('late')) lateRuns += 1;
+        if (lateRuns > 1 && items.includes('late')) throw new Error('late round fails');
+        return items.map((item) => item.toUpperCase());
+      },
+      (item) => item,
+    );
+    const settled = await Promise.allSettled(['a', 'bad', 'b'].map((item) => loader.load(item)));
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      'A',
+      'bad item',
+      'B',
+    ]);
+    // The whole batch first, then each item alone.
+    expect(runs).toEqual([['a', 'bad', 'b'], ['a'], ['bad'], ['b']]);
+
+    const twice = await Promise.allSettled([loader.load('late'), loader.load('late')]);
+    // The first round ran (it may have written); only the second round's caller sees the failure.
+    expect(twice.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+  });
+
+  it('a post deleted while publishing fails only its own write-ahead in a batch', async () => {
+    const repo = createPublishRepository(db);
+    const [{ post: kept }, { post: gone }] = await Promise.all([
+      publishingPost('kept', ['twitter']),
+      publishingPost('gone', ['twitter']),
+    ]);
+    await db.post.delete({ where: { id: gone.id } });
+    const settled = await Promise.allSettled([
+      repo.markSending(kept.id, 'twitter', 0, 'k'),
+      repo.markSending(gone.id, 'twitter', 0, 'g'),
+    ]);
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect((await repo.loadForPublish(kept.id))?.segments).toEqual([
+      expect.objectContaining({ platform: 'twitter', segmentIndex: 0, status: 'sending' }),
+    ]);
   });
 
   it('finalizes many posts in one batch, each with its outcome and one outbox event; a second call and a stale attempt get null', async () => {
