@@ -52,8 +52,15 @@ export function batchLoader<K, V>(
   );
 }
 
+/**
+ * DataLoader rejects a caller only for an `Error` instance; an error object from another realm (Node's own
+ * socket errors seen from a VM context, as under jest) is wrapped, keeping its message, code and cause.
+ */
 function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
+  if (error instanceof Error) return error;
+  const e = error as { message?: unknown; code?: unknown } | null;
+  const wrapped = new Error(typeof e?.message === 'string' ? e.message : String(error), { cause: error });
+  return typeof e?.code === 'string' ? Object.assign(wrapped, { code: e.code }) : wrapped;
 }
 
 /** Splits a batch into rounds in which each key appears at most once; later duplicates in later rounds, in call order. */
