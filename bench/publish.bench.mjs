@@ -248,15 +248,21 @@ async function waitFinal(ids, timeoutMs) {
   }
 }
 
-const drafts = new Array(POSTS);
-await pool(POSTS, CONNECTIONS, async (i) => {
-  drafts[i] = (
-    await call('POST', '/v1/posts', {
-      content: `Bench post ${i} https://example.com/${i}`,
-      platforms: ['twitter'],
-    })
-  ).id;
-});
+/** POSTS twitter drafts created through the API; their ids in order. */
+async function createDrafts(label) {
+  const ids = new Array(POSTS);
+  await pool(POSTS, CONNECTIONS, async (i) => {
+    ids[i] = (
+      await call('POST', '/v1/posts', {
+        content: `${label} ${i} https://example.com/${i}`,
+        platforms: ['twitter'],
+      })
+    ).id;
+  });
+  return ids;
+}
+
+const drafts = await createDrafts('Bench post');
 const publishStarted = Date.now();
 await pool(POSTS, CONNECTIONS, (i) => call('POST', `/v1/posts/${drafts[i]}/publish`));
 const requestsDone = Date.now();
@@ -268,15 +274,7 @@ const e2e = { count: POSTS, seconds: e2eSeconds, perSecond: POSTS / e2eSeconds }
 // An HTTP endpoint doing one UPDATE and one BullMQ add, a worker doing one POST to the simulator and one
 // UPDATE (bench/servers/bare-publish-*.mjs): what this hardware allows for "request -> job -> network ->
 // final" before any of the service's guarantees. The service's own processes sit idle meanwhile.
-const bareDrafts = new Array(POSTS);
-await pool(POSTS, CONNECTIONS, async (i) => {
-  bareDrafts[i] = (
-    await call('POST', '/v1/posts', {
-      content: `Bare post ${i} https://example.com/${i}`,
-      platforms: ['twitter'],
-    })
-  ).id;
-});
+const bareDrafts = await createDrafts('Bare post');
 const bareEnv = { ...childEnv, NETWORK_TWITTER_BASE_URL: `${simUrl}/twitter` };
 const bareWorker = await startServer(resolve(root, 'bench/servers/bare-publish-worker.mjs'), bareEnv);
 const bareApi = await startServer(resolve(root, 'bench/servers/bare-publish-api.mjs'), bareEnv);
