@@ -1,10 +1,11 @@
 import {
   DEFAULT_AVAILABILITY_A,
   networkBaseUrls,
+  parseAppEnv,
   parseAvailability,
   parseDuration,
+  parseEnvValue,
   parseTwitterAllowance,
-  secretBox,
   type TTwitterAllowanceByPlan,
   ZBooleanFlag,
   ZCommonEnv,
@@ -52,39 +53,14 @@ export type TApiEnv = z.output<typeof ZApiEnv> & {
 };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TApiEnv {
-  const parsed = ZApiEnv.safeParse(source);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid environment: ${problems}`);
-  }
-  const env = parsed.data;
-  if (!env.ENCRYPTION_KEY && env.NODE_ENV === 'production') {
-    throw new Error('Invalid environment: ENCRYPTION_KEY is required in production');
-  }
+  const env = parseAppEnv(ZApiEnv, source);
   return {
     ...env,
-    encryptionKey: env.ENCRYPTION_KEY
-      ? secretBox.parseEncryptionKey(env.ENCRYPTION_KEY)
-      : secretBox.developmentKey('local'),
     networkBaseUrls: networkBaseUrls(source),
-    tiersB: wrapEnvError('RATE_LIMIT_B_TIERS', () => parseTiersB(env.RATE_LIMIT_B_TIERS)),
-    twitterAllowance: wrapEnvError('TWITTER_MONTHLY_ALLOWANCE', () =>
+    tiersB: parseEnvValue('RATE_LIMIT_B_TIERS', () => parseTiersB(env.RATE_LIMIT_B_TIERS)),
+    twitterAllowance: parseEnvValue('TWITTER_MONTHLY_ALLOWANCE', () =>
       parseTwitterAllowance(env.TWITTER_MONTHLY_ALLOWANCE),
     ),
-    availability: (() => {
-      try {
-        return parseAvailability(env.NETWORK_AVAILABILITY);
-      } catch (error) {
-        throw new Error(`Invalid environment: NETWORK_AVAILABILITY: ${(error as Error).message}`);
-      }
-    })(),
+    availability: parseEnvValue('NETWORK_AVAILABILITY', () => parseAvailability(env.NETWORK_AVAILABILITY)),
   };
-}
-
-function wrapEnvError<T>(name: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    throw new Error(`Invalid environment: ${name}: ${(error as Error).message}`);
-  }
 }

@@ -1,7 +1,7 @@
 import {
   networkBaseUrls,
+  parseAppEnv,
   parseDuration,
-  secretBox,
   ZCommonEnv,
   ZDuration,
   ZTwitterAllowance,
@@ -32,20 +32,5 @@ export type TPublisherEnv = z.output<typeof ZPublisherEnv> & {
 };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TPublisherEnv {
-  const parsed = ZPublisherEnv.safeParse(source);
-  if (!parsed.success) {
-    throw new Error(
-      `Invalid environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  }
-  const env = parsed.data;
-  if (!env.ENCRYPTION_KEY && env.NODE_ENV === 'production')
-    throw new Error('Invalid environment: ENCRYPTION_KEY is required in production');
-  return {
-    ...env,
-    encryptionKey: env.ENCRYPTION_KEY
-      ? secretBox.parseEncryptionKey(env.ENCRYPTION_KEY)
-      : secretBox.developmentKey('local'),
-    networkBaseUrls: networkBaseUrls(source),
-  };
+  return { ...parseAppEnv(ZPublisherEnv, source), networkBaseUrls: networkBaseUrls(source) };
 }

@@ -1,7 +1,7 @@
 import {
+  parseAppEnv,
   parseDuration,
   parseDurationList,
-  secretBox,
   ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
@@ -43,19 +43,5 @@ const ZWebhooksEnv = ZCommonEnv.extend({
 export type TWebhooksEnv = z.output<typeof ZWebhooksEnv> & { encryptionKey: Buffer };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TWebhooksEnv {
-  const parsed = ZWebhooksEnv.safeParse(source);
-  if (!parsed.success) {
-    throw new Error(
-      `Invalid environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  }
-  const env = parsed.data;
-  if (!env.ENCRYPTION_KEY && env.NODE_ENV === 'production')
-    throw new Error('Invalid environment: ENCRYPTION_KEY is required in production');
-  return {
-    ...env,
-    encryptionKey: env.ENCRYPTION_KEY
-      ? secretBox.parseEncryptionKey(env.ENCRYPTION_KEY)
-      : secretBox.developmentKey('local'),
-  };
+  return parseAppEnv(ZWebhooksEnv, source);
 }

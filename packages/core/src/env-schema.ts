@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { PLATFORMS, type TPlatform } from './platforms.js';
+import { developmentKey, parseEncryptionKey } from './secret-box.js';
 import { parseTwitterAllowance } from './twitter-allowance.js';
 
 // Shared pieces of each app's environment schema. Apps parse process.env once (loadEnv) and pass
@@ -79,4 +80,37 @@ export function networkBaseUrls(env: Record<string, string | undefined>): Partia
     if (value) out[platform] = value;
   }
   return out;
+}
+
+/**
+ * Parses an app's environment with its schema (ZCommonEnv extended): one `Invalid environment: …` error
+ * naming every bad variable, ENCRYPTION_KEY required in production, and the key decoded once (outside
+ * production without one, a fixed development key).
+ */
+export function parseAppEnv<T extends { NODE_ENV: string; ENCRYPTION_KEY?: string | undefined }>(
+  schema: z.ZodType<T>,
+  source: Record<string, string | undefined>,
+): T & { encryptionKey: Buffer } {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid environment: ${problems}`);
+  }
+  const env = parsed.data;
+  if (!env.ENCRYPTION_KEY && env.NODE_ENV === 'production') {
+    throw new Error('Invalid environment: ENCRYPTION_KEY is required in production');
+  }
+  return {
+    ...env,
+    encryptionKey: env.ENCRYPTION_KEY ? parseEncryptionKey(env.ENCRYPTION_KEY) : developmentKey('local'),
+  };
+}
+
+/** Runs the parser of one variable, naming it in the error the way parseAppEnv does. */
+export function parseEnvValue<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new Error(`Invalid environment: ${name}: ${(error as Error).message}`);
+  }
 }
