@@ -1,5 +1,5 @@
 import { RichText } from '@atproto/api';
-import got, { type Got, HTTPError } from 'got';
+import { type Got, HTTPError } from 'got';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -10,7 +10,7 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { classifyHttpError, createHttpClient, downloadImage } from './http-client.js';
 
 const NETWORK = 'Bluesky';
 const POST_COLLECTION = 'app.bsky.feed.post';
@@ -28,8 +28,6 @@ interface TStrongRef {
 interface TBlob {
   blob: Record<string, unknown>;
 }
-
-type TStep<T> = { ok: true; value: T } | { ok: false; failure: TNetworkFailure };
 
 function xrpcError(err: unknown): string | undefined {
   if (!(err instanceof HTTPError)) return undefined;
@@ -116,29 +114,6 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
 
   const auth = (s: TSession) => ({ authorization: `Bearer ${s.accessJwt}` });
 
-  async function downloadImage(url: string): Promise<TStep<{ bytes: Buffer; type: string }>> {
-    try {
-      const res = await got(url, {
-        responseType: 'buffer',
-        timeout: { request: timeoutMs },
-        retry: { limit: 0 },
-      });
-      const type = (res.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim();
-      return { ok: true, value: { bytes: res.body, type } };
-    } catch (err) {
-      const status = err instanceof HTTPError ? err.response.statusCode : undefined;
-      const permanent = status !== undefined && status < 500;
-      return {
-        ok: false,
-        failure: {
-          kind: permanent ? 'rejected' : 'transient',
-          ...(status !== undefined ? { status } : {}),
-          message: `Could not download the image ${url} for ${NETWORK}${status ? ` (HTTP ${status})` : ''}.`,
-        },
-      };
-    }
-  }
-
   return {
     platform: 'bluesky',
 
@@ -178,7 +153,7 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
       }
       const downloads: { bytes: Buffer; type: string; alt: string }[] = [];
       for (const image of input.media?.images ?? []) {
-        const downloaded = await downloadImage(image.url);
+        const downloaded = await downloadImage(image.url, NETWORK, timeoutMs);
         if (!downloaded.ok) return downloaded;
         downloads.push({ ...downloaded.value, alt: image.altText ?? '' });
       }

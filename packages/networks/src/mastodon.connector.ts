@@ -1,4 +1,4 @@
-import got, { type Got, HTTPError } from 'got';
+import { type Got, HTTPError } from 'got';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -10,7 +10,7 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { classifyHttpError, createHttpClient, downloadImage, type TStep } from './http-client.js';
 
 const NETWORK = 'Mastodon';
 
@@ -22,8 +22,6 @@ interface TStatus {
 interface TMediaAttachment {
   id: string;
 }
-
-type TStep<T> = { ok: true; value: T } | { ok: false; failure: TNetworkFailure };
 
 /** Mastodon announces the rate-limit reset as an ISO timestamp, which the shared classifier does not read. */
 function classify(err: unknown): TNetworkFailure {
@@ -41,32 +39,6 @@ function classify(err: unknown): TNetworkFailure {
     }
   }
   return failure;
-}
-
-async function downloadImage(
-  url: string,
-  timeoutMs: number,
-): Promise<TStep<{ bytes: Buffer; type: string }>> {
-  try {
-    const res = await got(url, {
-      responseType: 'buffer',
-      timeout: { request: timeoutMs },
-      retry: { limit: 0 },
-    });
-    const type = (res.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim();
-    return { ok: true, value: { bytes: res.body, type } };
-  } catch (err) {
-    const status = err instanceof HTTPError ? err.response.statusCode : undefined;
-    const permanent = status !== undefined && status < 500;
-    return {
-      ok: false,
-      failure: {
-        kind: permanent ? 'rejected' : 'transient',
-        ...(status !== undefined ? { status } : {}),
-        message: `Could not download the image ${url} for ${NETWORK}${status ? ` (HTTP ${status})` : ''}.${permanent ? ' Fix the media URL and retry.' : ''}`,
-      },
-    };
-  }
 }
 
 export function createMastodonConnector(options: TConnectorOptions): TNetworkConnector {
@@ -99,7 +71,7 @@ export function createMastodonConnector(options: TConnectorOptions): TNetworkCon
     account: TConnectorAccount,
     image: TMediaImage,
   ): Promise<TStep<string>> {
-    const downloaded = await downloadImage(image.url, timeoutMs);
+    const downloaded = await downloadImage(image.url, NETWORK, timeoutMs);
     if (!downloaded.ok) return downloaded;
     const form = new FormData();
     const name = new URL(image.url).pathname.split('/').pop() || 'image';

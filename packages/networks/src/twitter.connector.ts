@@ -1,16 +1,15 @@
-import got, { HTTPError } from 'got';
+import { HTTPError } from 'got';
 import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
   TMediaImage,
   TNetworkConnector,
-  TNetworkFailure,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { classifyHttpError, createHttpClient, downloadImage, type TStep } from './http-client.js';
 
 const NETWORK = 'X';
 
@@ -21,34 +20,7 @@ interface TMediaUploaded {
   data: { id: string; media_key?: string };
 }
 
-type TStep<T> = { ok: true; value: T } | { ok: false; failure: TNetworkFailure };
-
 /** X fetches nothing by URL: the image bytes have to be downloaded and uploaded by us. */
-async function downloadImage(
-  url: string,
-  timeoutMs: number,
-): Promise<TStep<{ bytes: Buffer; type: string }>> {
-  try {
-    const res = await got(url, {
-      responseType: 'buffer',
-      timeout: { request: timeoutMs },
-      retry: { limit: 0 },
-    });
-    const type = (res.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim();
-    return { ok: true, value: { bytes: res.body, type } };
-  } catch (err) {
-    const status = err instanceof HTTPError ? err.response.statusCode : undefined;
-    const permanent = status !== undefined && status < 500;
-    return {
-      ok: false,
-      failure: {
-        kind: permanent ? 'rejected' : 'transient',
-        ...(status !== undefined ? { status } : {}),
-        message: `Could not download the image ${url} for ${NETWORK}${status ? ` (HTTP ${status})` : ''}.${permanent ? ' Fix the media URL and retry.' : ''}`,
-      },
-    };
-  }
-}
 
 export function createTwitterConnector(options: TConnectorOptions): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -57,7 +29,7 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
 
   async function uploadImage(account: TConnectorAccount, image: TMediaImage): Promise<TStep<string>> {
-    const downloaded = await downloadImage(image.url, timeoutMs);
+    const downloaded = await downloadImage(image.url, NETWORK, timeoutMs);
     if (!downloaded.ok) return downloaded;
     try {
       const uploaded = await http
