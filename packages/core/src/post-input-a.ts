@@ -4,6 +4,7 @@ import { type TPlatform, VARIANT_A_PLATFORMS } from './platforms.js';
 import { isVideoUrl, type TMedia, type TPostChanges, type TSegment } from './post-model.js';
 import {
   codePointLength,
+  futureIssue,
   isStorableText,
   UNSTORABLE_TEXT_MESSAGE,
   ZHttpUrl,
@@ -139,9 +140,8 @@ export function parseCreatePostA(body: unknown, now: Date): TPostChanges {
   const mediaList = pick(input.mediaUrls, input.media, ['mediaUrls', 'media'], issues);
   const scheduledField = input.scheduledFor !== undefined ? 'scheduledFor' : 'scheduled_for';
 
-  if (scheduledFor && scheduledFor.getTime() <= now.getTime()) {
-    issues.push({ field: scheduledField, message: 'must be in the future' });
-  }
+  const future = futureIssue(scheduledFor, now, scheduledField);
+  if (future) issues.push(future);
   if (scheduledFor && queueStatus) {
     issues.push({
       field: 'queueStatus',

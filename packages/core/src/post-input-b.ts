@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type TFieldIssue, validationError } from './app-error.js';
+import { validationError } from './app-error.js';
 import { PLATFORMS } from './platforms.js';
 import { isVideoUrl, type TMedia, type TPostChanges, type TSegment } from './post-model.js';
-import { codePointLength, ZHttpUrl, ZOffsetDateTime, ZText } from './text-fields.js';
+import { codePointLength, futureIssue, ZHttpUrl, ZOffsetDateTime, ZText } from './text-fields.js';
 import { zodIssues } from './zod-issues.js';
 
 /** The largest text any listed network accepts (Facebook); network limits are checked at publish. */
@@ -131,18 +131,12 @@ function segmentsFromB(segments: z.output<typeof ZSegmentsB> | null): TSegment[]
   });
 }
 
-function futureCheck(date: Date | null | undefined, now: Date, issues: TFieldIssue[]): void {
-  if (date && date.getTime() <= now.getTime())
-    issues.push({ field: 'scheduled_for', message: 'must be in the future' });
-}
-
 export function parseCreatePostB(body: unknown, now: Date): TPostChanges {
   const parsed = ZCreatePostB.safeParse(body);
   if (!parsed.success) throw validationError(zodIssues(parsed.error));
   const input = parsed.data;
-  const issues: TFieldIssue[] = [];
-  futureCheck(input.scheduled_for, now, issues);
-  if (issues.length > 0) throw validationError(issues);
+  const future = futureIssue(input.scheduled_for, now, 'scheduled_for');
+  if (future) throw validationError([future]);
   return {
     content: input.content,
     platforms: input.platforms,
@@ -157,9 +151,8 @@ export function parseUpdatePostB(body: unknown, now: Date): TPostChanges {
   const parsed = ZUpdatePostB.safeParse(body);
   if (!parsed.success) throw validationError(zodIssues(parsed.error));
   const input = parsed.data;
-  const issues: TFieldIssue[] = [];
-  futureCheck(input.scheduled_for, now, issues);
-  if (issues.length > 0) throw validationError(issues);
+  const future = futureIssue(input.scheduled_for, now, 'scheduled_for');
+  if (future) throw validationError([future]);
   return {
     ...(input.content !== undefined ? { content: input.content } : {}),
     ...(input.platforms !== undefined ? { platforms: input.platforms } : {}),

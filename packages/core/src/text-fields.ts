@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TFieldIssue } from './app-error.js';
 
 /** Spec limits count characters as people see code points, not UTF-16 units. */
 export function codePointLength(text: string): number {
@@ -67,3 +68,8 @@ export const ZOffsetDateTime = z
     description: 'ISO 8601 with a timezone offset, e.g. 2026-12-01T09:30:00+01:00.',
   })
   .transform((value) => new Date(value));
+
+/** The scheduling rule of both variants: a time to publish at must lie ahead (`field` as the caller spelled it). */
+export function futureIssue(date: Date | null | undefined, now: Date, field: string): TFieldIssue | null {
+  return date && date.getTime() <= now.getTime() ? { field, message: 'must be in the future' } : null;
+}

@@ -21,21 +21,7 @@ function toRecord(row: WebhookModel): TWebhookRecord {
 
 const DELIVERY_INCLUDE = { event: { select: { type: true } } } as const;
 
-function toDelivery(row: {
-  id: string;
-  webhookId: string;
-  eventId: string;
-  status: TDeliveryRecord['status'];
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: Date | null;
-  lastAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-  event: { type: string };
-}): TDeliveryRecord {
+function toDelivery(row: Omit<TDeliveryRecord, 'eventType'> & { event: { type: string } }): TDeliveryRecord {
   const { event, ...rest } = row;
   return { ...rest, eventType: event.type };
 }
