@@ -1,4 +1,4 @@
-import { generateApiKey, isPlatform, presentDeliveryB, secretBox } from '@sps/core';
+import { generateApiKey, isPlatform, presentDeliveryB, secretBox, UUID_PATTERN } from '@sps/core';
 import {
   createAccountRepository,
   createSocialAccountRepository,
@@ -26,10 +26,10 @@ function plan(value: string): TPlan {
   return value as TPlan;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function id(options: TOptions, name: string): string {
   const value = required(options, name);
-  if (!UUID.test(value)) throw new UsageError(`--${name} must be an id printed by an earlier command`);
+  if (!UUID_PATTERN.test(value))
+    throw new UsageError(`--${name} must be an id printed by an earlier command`);
   return value;
 }
 

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { TFieldIssue } from './app-error.js';
 
 /** Spec limits count characters as people see code points, not UTF-16 units. */
+/** A UUID in its text form (any letter case): ids that are not one name nothing, so lookups answer 404. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function codePointLength(text: string): number {
   let n = 0;
   for (const _ of text) n += 1;

@@ -6,12 +6,13 @@ import {
   type TPostRecord,
   type TPostStatus,
   type TQueueState,
+  UUID_PATTERN,
 } from '@sps/core';
 import { batchLoader } from './batch.js';
 import { sqlOf, type TDb, type TTx } from './client.js';
 import { recordEvent } from './event-repository.js';
 import { jsonColumn, POST_INCLUDE, toPostRecord } from './post-mapper.js';
-import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow, UUID } from './post-sql.js';
+import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow } from './post-sql.js';
 
 export type TUpdateOutcome =
   | { kind: 'updated'; post: TPostRecord; before: TPostRecord }
@@ -103,7 +104,7 @@ export function createPostRepository(db: TDb) {
      * publish checks go through here.
      */
     find(accountId: string, id: string): Promise<TPostRecord | null> {
-      if (!UUID.test(id)) return Promise.resolve(null);
+      if (!UUID_PATTERN.test(id)) return Promise.resolve(null);
       // Matched against the database's text form of the ids (lower case); ids are case-insensitive.
       return finds.load({ accountId: accountId.toLowerCase(), id: id.toLowerCase() });
     },

@@ -1,9 +1,6 @@
 import type { TPostRecord } from '@sps/core';
 import { type TPostRow, type TTargetRow, toPostRecord } from './post-mapper.js';
 
-/** Plain SQL compares ids as uuid: anything else would be a query error instead of "no such row". */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A post's columns for plain-SQL reads of `posts p`. Enum arrays are cast to text[]: pg has no parser for
  * an array of a custom enum type and would hand back the literal `{a,b}`.

@@ -1,7 +1,7 @@
-import type { TPlatform, TPostRecord, TPostStatus } from '@sps/core';
+import { type TPlatform, type TPostRecord, type TPostStatus, UUID_PATTERN } from '@sps/core';
 import { batchLoader } from './batch.js';
 import { sqlOf, type TDb } from './client.js';
-import { POST_COLUMNS, postFromSql, type TPostSqlRow, targetsFrom, UUID } from './post-sql.js';
+import { POST_COLUMNS, postFromSql, type TPostSqlRow, targetsFrom } from './post-sql.js';
 
 export type TBeginOutcome =
   | { kind: 'started'; attempt: number; post: TPostRecord }
@@ -100,7 +100,7 @@ export function createPublishBegin(db: TDb) {
 
   return {
     begin(input: TBeginPublish): Promise<TBeginOutcome> {
-      if (!UUID.test(input.postId)) return Promise.resolve({ kind: 'not_found' });
+      if (!UUID_PATTERN.test(input.postId)) return Promise.resolve({ kind: 'not_found' });
       // Answers are matched by the database's text form of the id.
       return begins.load({ ...input, postId: input.postId.toLowerCase() });
     },

@@ -1,6 +1,6 @@
+import { UUID_PATTERN } from '@sps/core';
 import { batchLoader } from './batch.js';
 import { sqlOf, type TDb } from './client.js';
-import { UUID } from './post-sql.js';
 
 // The webhooks worker's side of the outbox: dispatching events to delivery rows and recording attempts.
 
@@ -146,7 +146,7 @@ export function createWebhookDeliveryRepository(db: TDb) {
 
     /** Everything one attempt needs, re-read from PostgreSQL (the job carries the delivery id only). */
     async loadForAttempt(deliveryId: string): Promise<TAttemptInput | null> {
-      if (!UUID.test(deliveryId)) return null;
+      if (!UUID_PATTERN.test(deliveryId)) return null;
       const row = await loads.load(deliveryId.toLowerCase());
       if (!row) return null;
       return {

@@ -1,4 +1,10 @@
-import type { TDeliveryPage, TDeliveryRecord, TUpdateWebhookInput, TWebhookRecord } from '@sps/core';
+import {
+  type TDeliveryPage,
+  type TDeliveryRecord,
+  type TUpdateWebhookInput,
+  type TWebhookRecord,
+  UUID_PATTERN,
+} from '@sps/core';
 import type { TDb } from './client.js';
 import type { WebhookModel } from './generated/prisma/models/Webhook.js';
 
@@ -26,8 +32,6 @@ function toDelivery(row: Omit<TDeliveryRecord, 'eventType'> & { event: { type: s
   return { ...rest, eventType: event.type };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export type TRetryOutcome =
   | { kind: 'not_found' }
   | { kind: 'not_failed'; status: TDeliveryRecord['status'] }
@@ -36,7 +40,7 @@ export type TRetryOutcome =
 
 export function createWebhookRepository(db: TDb) {
   const find = async (accountId: string, id: string) =>
-    UUID.test(id) ? db.webhook.findFirst({ where: { id, accountId } }) : null;
+    UUID_PATTERN.test(id) ? db.webhook.findFirst({ where: { id, accountId } }) : null;
 
   return {
     async create(input: { accountId: string; url: string; events: string[]; secretEncrypted: string }) {
@@ -78,7 +82,7 @@ export function createWebhookRepository(db: TDb) {
     },
 
     async remove(accountId: string, id: string): Promise<boolean> {
-      if (!UUID.test(id)) return false;
+      if (!UUID_PATTERN.test(id)) return false;
       const { count } = await db.webhook.deleteMany({ where: { id, accountId } });
       return count > 0;
     },
@@ -105,7 +109,7 @@ export function createWebhookRepository(db: TDb) {
       webhookId: string,
       deliveryId: string,
     ): Promise<TRetryOutcome> {
-      if (!UUID.test(deliveryId)) return { kind: 'not_found' };
+      if (!UUID_PATTERN.test(deliveryId)) return { kind: 'not_found' };
       return db.$transaction(async (tx) => {
         const webhook = await tx.webhook.findFirst({ where: { id: webhookId, accountId } });
         if (!webhook) return { kind: 'not_found' } as const;
@@ -132,7 +136,7 @@ export function createWebhookRepository(db: TDb) {
 
     /** One delivery of the account, by id (admin CLI). */
     async findDelivery(accountId: string, deliveryId: string) {
-      if (!UUID.test(deliveryId)) return null;
+      if (!UUID_PATTERN.test(deliveryId)) return null;
       const row = await db.webhookDelivery.findFirst({
         where: { id: deliveryId, webhook: { accountId } },
         include: DELIVERY_INCLUDE,

@@ -7,6 +7,3 @@ import express, { type RequestHandler } from 'express';
 export function jsonBody(limit: string): RequestHandler {
   return express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] });
 }
-
-/** Path ids are UUIDs; anything else cannot name a post of this account, so it is a 404, not a 400. */
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -6,10 +6,10 @@ import {
   type TPostRecord,
   type TPostStatus,
   type TQueueState,
+  UUID_PATTERN,
 } from '@sps/core';
 import type { TPostRepository } from '@sps/db';
 import { enqueueDeleteRemote, type TQueues } from '@sps/queue';
-import { UUID_PATTERN } from '../http/json-body.js';
 import type { TPostJobs } from './post-jobs.js';
 
 export interface TPostServiceDeps {
