@@ -1,5 +1,5 @@
 import { planThreadDelivery, postTexts, type TMedia, type TPlatform, type TPostRecord } from '@sps/core';
-import type { TPublishRepository } from '@sps/db';
+import type { TLoadedPost } from '@sps/db';
 import type { TNetworkFailure, TRemoteRef } from '@sps/networks';
 import { parsePayload } from '@sps/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
@@ -24,7 +24,6 @@ export class RetryLaterError extends Error {
   }
 }
 
-type TLoaded = NonNullable<Awaited<ReturnType<TPublishRepository['loadForPublish']>>>;
 type TNetworkOutcome =
   | { retry: false; expired?: boolean }
   | { retry: true; retryAfterMs: number | undefined; message: string };
@@ -74,7 +73,7 @@ async function unknownTarget(
 /** Publishes one network of the post, segment by segment; what a network already holds is skipped. */
 async function publishNetwork(
   ctx: TPublisherContext,
-  loaded: TLoaded,
+  loaded: TLoadedPost,
   platform: TPlatform,
   finalAttempt: boolean,
   dueAt: number,
@@ -278,7 +277,7 @@ export async function processPublish(ctx: TPublisherContext, job: Job): Promise<
 /** An expired token marks the connected account inactive and needing re-authorisation (emits account.disconnected). */
 async function expireAccounts(
   ctx: TPublisherContext,
-  loaded: TLoaded,
+  loaded: TLoadedPost,
   platforms: TPlatform[],
   outcomes: TNetworkOutcome[],
 ) {
