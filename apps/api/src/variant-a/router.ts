@@ -1,9 +1,9 @@
-import { AppError } from '@sps/core';
-import { type ErrorRequestHandler, Router } from 'express';
+import { Router } from 'express';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, authenticate } from '../http/auth.js';
 import { errorHandler, notFoundRoute } from '../http/error-handler.js';
 import { jsonBody } from '../http/json-body.js';
+import { undecodableParam } from '../http/path-params.js';
 import type { TRateLimits } from '../http/rate-limit.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TPostService } from '../services/post-service.js';
@@ -21,21 +21,10 @@ export interface TVariantADeps {
   rateLimits: TRateLimits;
 }
 
-/**
- * A path parameter that is not valid percent-encoding (`/api/posts/%E0%A4%A`) makes Express's router throw
- * a URIError; such an id cannot name a post of this account, so it is a 404 like any other non-UUID id.
- */
-const undecodableParam: ErrorRequestHandler = (err, req, _res, next) => {
-  if (err instanceof URIError) {
-    next(
-      new AppError('not_found', `No post at ${req.originalUrl.split('?')[0]}`, {
-        fix: 'Check the post id in the path; it is the id returned by create or list.',
-      }),
-    );
-    return;
-  }
-  next(err);
-};
+const undecodable = undecodableParam(
+  'post',
+  'Check the post id in the path; it is the id returned by create or list.',
+);
 
 /** `/api`: camelCase, `{error, fix?, details?}`, Bearer or x-api-key. */
 export function variantARouter(deps: TVariantADeps): Router {
@@ -50,7 +39,7 @@ export function variantARouter(deps: TVariantADeps): Router {
   router.use(postsRouterA(deps.posts, deps.publishing));
   router.use(accountsRouterA(deps.accounts));
   router.use(notFoundRoute);
-  router.use(undecodableParam);
+  router.use(undecodable);
   router.use(errorHandler('A', deps.logger));
   return router;
 }

@@ -1,10 +1,10 @@
-import { AppError } from '@sps/core';
 import type { TSettingsRepository } from '@sps/db';
-import { type ErrorRequestHandler, Router } from 'express';
+import { Router } from 'express';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, authenticate } from '../http/auth.js';
 import { errorHandler, notFoundRoute } from '../http/error-handler.js';
 import { jsonBody } from '../http/json-body.js';
+import { undecodableParam } from '../http/path-params.js';
 import type { TRateLimits } from '../http/rate-limit.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TPostService } from '../services/post-service.js';
@@ -26,21 +26,7 @@ export interface TVariantBDeps {
   rateLimits: TRateLimits;
 }
 
-/**
- * A path parameter that is not valid percent-encoding (`/v1/posts/%E0%A4%A`) makes Express's router throw a
- * URIError; such an id cannot name anything in this account, so it is a 404 like any other non-UUID id.
- */
-const undecodableParam: ErrorRequestHandler = (err, req, _res, next) => {
-  if (err instanceof URIError) {
-    next(
-      new AppError('not_found', `No resource at ${req.originalUrl.split('?')[0]}`, {
-        fix: 'Check the id in the path.',
-      }),
-    );
-    return;
-  }
-  next(err);
-};
+const undecodable = undecodableParam('resource', 'Check the id in the path.');
 
 /** `/v1`: snake_case, `{error, code, details}`, Bearer only. */
 export function variantBRouter(deps: TVariantBDeps): Router {
@@ -53,7 +39,7 @@ export function variantBRouter(deps: TVariantBDeps): Router {
   router.use(accountsRouterB(deps.accounts, deps.settings));
   router.use(webhooksRouterB(deps.webhooks));
   router.use(notFoundRoute);
-  router.use(undecodableParam);
+  router.use(undecodable);
   router.use(errorHandler('B', deps.logger));
   return router;
 }
