@@ -1,24 +1,14 @@
 // POST /v1/posts throughput and latency at 50 connections, next to a bare Express handler doing one
 // Prisma insert of the same row, measured in the same run. `npm run bench:posts` (after `npm run build`).
 import { resolve } from 'node:path';
-import { generateApiKey } from '@sps/core';
-import { createAccountRepository, createDb } from '@sps/db';
-import pg from 'pg';
-import { benchDatabaseUrl, migrate, report, root, run, startServer } from './lib.mjs';
+import { createDb } from '@sps/db';
+import { benchAccount, freshDatabase, report, root, run, startServer } from './lib.mjs';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const url = benchDatabaseUrl('sps_bench_posts');
-const admin = new pg.Client({ connectionString: benchDatabaseUrl('postgres') });
-await admin.connect();
-await admin.query('DROP DATABASE IF EXISTS sps_bench_posts WITH (FORCE)');
-await admin.end();
-migrate(url);
+const url = await freshDatabase('sps_bench_posts');
 
 const db = createDb(url, { poolMax: 2 });
-const accounts = createAccountRepository(db);
-const account = await accounts.createAccount({ name: 'bench', ownerEmail: 'bench@example.com', plan: 'pro' });
-const key = generateApiKey();
-await accounts.createApiKey(account.id, key);
+const { account, key } = await benchAccount(db);
 await db.$disconnect();
 
 const body = JSON.stringify({

@@ -1,7 +1,10 @@
 // Shared bench plumbing: a migrated database of its own, servers in child processes, autocannon runs.
 import { execFileSync, fork } from 'node:child_process';
 import { resolve } from 'node:path';
+import { generateApiKey } from '@sps/core';
+import { createAccountRepository } from '@sps/db';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 export const root = resolve(import.meta.dirname, '..');
 
@@ -9,6 +12,30 @@ export function benchDatabaseUrl(name) {
   const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** A freshly migrated database `name` of the bench's own (dropped first if a run left one); its URL. */
+export async function freshDatabase(name) {
+  const admin = new pg.Client({ connectionString: benchDatabaseUrl('postgres') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+  const url = benchDatabaseUrl(name);
+  migrate(url);
+  return url;
+}
+
+/** The bench's account (plan pro) and an API key for it. */
+export async function benchAccount(db) {
+  const accounts = createAccountRepository(db);
+  const account = await accounts.createAccount({
+    name: 'bench',
+    ownerEmail: 'bench@example.com',
+    plan: 'pro',
+  });
+  const key = generateApiKey();
+  await accounts.createApiKey(account.id, key);
+  return { account, key };
 }
 
 export function migrate(url) {

@@ -3,25 +3,15 @@
 // hits it: the limiter does all its work (one Redis round trip, headers) but every answer is a 200.
 // `npm run bench:limits` (after `npm run build`); BENCH_DURATION and BENCH_ROUNDS tune it.
 import { resolve } from 'node:path';
-import { generateApiKey } from '@sps/core';
-import { createAccountRepository, createDb } from '@sps/db';
-import pg from 'pg';
-import { benchDatabaseUrl, migrate, report, root, run, startServer } from './lib.mjs';
+import { createDb } from '@sps/db';
+import { benchAccount, freshDatabase, report, root, run, startServer } from './lib.mjs';
 
 const duration = Number(process.env.BENCH_DURATION ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
-const url = benchDatabaseUrl('sps_bench_limits');
-const admin = new pg.Client({ connectionString: benchDatabaseUrl('postgres') });
-await admin.connect();
-await admin.query('DROP DATABASE IF EXISTS sps_bench_limits WITH (FORCE)');
-await admin.end();
-migrate(url);
+const url = await freshDatabase('sps_bench_limits');
 
 const db = createDb(url, { poolMax: 2 });
-const accounts = createAccountRepository(db);
-const account = await accounts.createAccount({ name: 'bench', ownerEmail: 'bench@example.com', plan: 'pro' });
-const key = generateApiKey();
-await accounts.createApiKey(account.id, key);
+const { account, key } = await benchAccount(db);
 const post = await db.post.create({
   data: {
     accountId: account.id,

@@ -14,13 +14,13 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { resolve } from 'node:path';
-import { generateApiKey, parseDuration, secretBox } from '@sps/core';
-import { createAccountRepository, createDb, createSocialAccountRepository } from '@sps/db';
+import { parseDuration, secretBox } from '@sps/core';
+import { createDb, createSocialAccountRepository } from '@sps/db';
 import { bullPrefix, JOBS } from '@sps/queue';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { benchDatabaseUrl, migrate, root, startServer } from './lib.mjs';
+import { benchAccount, freshDatabase, root, startServer } from './lib.mjs';
 
 const int = (name, fallback) => Number(process.env[name] ?? fallback);
 const duration = (name, fallback) => {
@@ -102,20 +102,9 @@ async function stopAll() {
 }
 
 // ---- database, account, API key, connected twitter account ------------------------------------
-const dbName = 'sps_bench_publish';
-const url = benchDatabaseUrl(dbName);
-{
-  const admin = new pg.Client({ connectionString: benchDatabaseUrl('postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
-}
-migrate(url);
+const url = await freshDatabase('sps_bench_publish');
 const db = createDb(url, { poolMax: 2 });
-const accounts = createAccountRepository(db);
-const account = await accounts.createAccount({ name: 'bench', ownerEmail: 'bench@example.com', plan: 'pro' });
-const key = generateApiKey();
-await accounts.createApiKey(account.id, key);
+const { account, key } = await benchAccount(db);
 // Child processes run without ENCRYPTION_KEY, so they use the development key this token is sealed with.
 await createSocialAccountRepository(db).connect({
   accountId: account.id,

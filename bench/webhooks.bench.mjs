@@ -11,9 +11,8 @@ import { createAccountRepository, createDb } from '@sps/db';
 import { createQueues, createWorkerConnection } from '@sps/queue';
 import got from 'got';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { pino } from 'pino';
-import { benchDatabaseUrl, migrate, root } from './lib.mjs';
+import { freshDatabase, root } from './lib.mjs';
 
 if (process.argv[2] === '--receiver') {
   // Child: an HTTPS receiver that counts requests and answers 204.
@@ -97,12 +96,7 @@ async function main() {
   agent.destroy();
 
   // 2. The service: events in the outbox, the webhooks worker in this process.
-  const dbUrl = benchDatabaseUrl('sps_bench_webhooks');
-  const admin = new pg.Client({ connectionString: benchDatabaseUrl('postgres') });
-  await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS sps_bench_webhooks WITH (FORCE)');
-  await admin.end();
-  migrate(dbUrl);
+  const dbUrl = await freshDatabase('sps_bench_webhooks');
   const db = createDb(dbUrl, { poolMax: 10 });
   const key = secretBox.developmentKey('bench');
   const account = await createAccountRepository(db).createAccount({
