@@ -44,7 +44,8 @@ export function parseCreatePresetB(body: unknown): TPresetInput {
   return { name: name.trim(), description: description ?? null, platforms, defaults: defaults ?? null };
 }
 
-export function presentPresetB(preset: {
+/** A stored preset, as both the repository and the presenter see it. */
+export interface TPresetRecord {
   id: string;
   name: string;
   description: string | null;
@@ -52,7 +53,9 @@ export function presentPresetB(preset: {
   defaults: Record<string, unknown> | null;
   createdAt: Date;
   updatedAt: Date;
-}) {
+}
+
+export function presentPresetB(preset: TPresetRecord) {
   return {
     id: preset.id,
     name: preset.name,

@@ -5,7 +5,7 @@ import { zodIssues } from './zod-issues.js';
 // Variant B webhooks: request parsing and the response shapes (webhook object, delivery history).
 // The schemas are exported so the MCP tools validate with the very ones the REST routes parse with.
 
-/** The five event types (the same list as the outbox's `EVENT_TYPES` in @sps/db). */
+/** The five event types; the outbox (`recordEvent` in @sps/db) records exactly these. */
 export const WEBHOOK_EVENT_TYPES = [
   'post.published',
   'post.failed',

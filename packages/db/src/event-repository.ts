@@ -1,13 +1,8 @@
+import type { TWebhookEventType } from '@sps/core';
 import type { TTx } from './client.js';
 
-export const EVENT_TYPES = [
-  'post.published',
-  'post.failed',
-  'post.scheduled',
-  'account.connected',
-  'account.disconnected',
-] as const;
-export type TEventType = (typeof EVENT_TYPES)[number];
+/** What the outbox records: the webhook event types. */
+export type TEventType = TWebhookEventType;
 
 /**
  * Writes an outbox row inside the caller's transaction, so an event exists exactly when the state

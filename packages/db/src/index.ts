@@ -6,7 +6,7 @@ export {
   type TPlan,
 } from './account-repository.js';
 export { createDb, isDbUnavailable, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
-export { EVENT_TYPES, recordEvent, type TEventType } from './event-repository.js';
+export { recordEvent, type TEventType } from './event-repository.js';
 export {
   deployMigrations,
   diffMigrationsToSchema,
@@ -23,7 +23,6 @@ export { createQueueRepository, type TQueueRepository } from './queue-repository
 export {
   createSettingsRepository,
   DEFAULT_QUEUE_SETTINGS,
-  type TPresetRecord,
   type TSettingsRepository,
 } from './settings-repository.js';
 export {

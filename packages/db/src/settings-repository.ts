@@ -1,4 +1,4 @@
-import type { TPlatform, TQueueSettings } from '@sps/core';
+import type { TPlatform, TPresetRecord, TQueueSettings } from '@sps/core';
 import type { TDb } from './client.js';
 import { Prisma } from './generated/prisma/client.js';
 import type { PresetModel } from './generated/prisma/models/Preset.js';
@@ -10,16 +10,6 @@ export const DEFAULT_QUEUE_SETTINGS: TQueueSettings = {
   endHour: 17,
   timezone: 'UTC',
 };
-
-export interface TPresetRecord {
-  id: string;
-  name: string;
-  description: string | null;
-  platforms: TPlatform[];
-  defaults: Record<string, unknown> | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
 
 function toPreset(row: PresetModel): TPresetRecord {
   return {
