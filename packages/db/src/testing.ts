@@ -6,7 +6,8 @@ import { SQL_POOL, sqlOf, type TDb } from './client.js';
 
 // Test helpers only; production code never imports `@sps/db/testing`.
 
-export const TEST_TEMPLATE_DB = 'sps_test_template';
+// A worktree of its own may name its own template, so parallel checkouts never migrate one template twice.
+export const TEST_TEMPLATE_DB = process.env.TEST_TEMPLATE_DB ?? 'sps_test_template';
 
 export function baseTestUrl(): string {
   // Test helpers may read the environment: they run inside the test process, never in production.

@@ -10,9 +10,12 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient, downloadImage } from './http-client.js';
+import { classifyHttpError, createHttpClient } from './http-client.js';
+import { createMediaFetcher } from './media-fetch.js';
 
 const NETWORK = 'Bluesky';
+// app.bsky.embed.images: each image blob at most 1,000,000 bytes (lexicon maxSize).
+const MAX_IMAGE_BYTES = 1_000_000;
 const POST_COLLECTION = 'app.bsky.feed.post';
 const AUTH_ERRORS = new Set(['ExpiredToken', 'InvalidToken', 'AuthenticationRequired', 'AuthMissing']);
 
@@ -69,6 +72,7 @@ function strongRef(ref: TRemoteRef): TStrongRef | null {
 
 export function createBlueskyConnector(options: TConnectorOptions): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
+  const fetchMedia = options.fetchMedia ?? createMediaFetcher({ timeoutMs });
   const clients = new Map<string, Got>();
   // Sessions live in memory only: one createSession per account and process, redone when the token expires.
   const sessions = new Map<string, TSession>();
@@ -153,7 +157,12 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
       }
       const downloads: { bytes: Buffer; type: string; alt: string }[] = [];
       for (const image of input.media?.images ?? []) {
-        const downloaded = await downloadImage(image.url, NETWORK, timeoutMs);
+        const downloaded = await fetchMedia({
+          url: image.url,
+          kind: 'image',
+          network: NETWORK,
+          maxBytes: MAX_IMAGE_BYTES,
+        });
         if (!downloaded.ok) return downloaded;
         downloads.push({ ...downloaded.value, alt: image.altText ?? '' });
       }

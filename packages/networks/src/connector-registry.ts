@@ -8,6 +8,7 @@ import { createInstagramConnector } from './instagram.connector.js';
 // group-1 imports
 import { createLinkedInConnector } from './linkedin.connector.js';
 import { createMastodonConnector } from './mastodon.connector.js';
+import { createMediaFetcher, type TMediaFetchConfig } from './media-fetch.js';
 import { createSlackConnector } from './slack.connector.js';
 import { createTelegramConnector } from './telegram.connector.js';
 import { createThreadsConnector } from './threads.connector.js';
@@ -38,16 +39,23 @@ export interface TConnectorsConfig {
   /** `NETWORK_<NAME>_BASE_URL` values; a missing one means the network's real host. */
   baseUrls: Partial<Record<TPlatform, string>>;
   timeoutMs?: number;
+  /** How media given by API users is downloaded (address policy, time bound). */
+  media?: TMediaFetchConfig;
 }
 
 /** Builds one connector per network, once at worker start-up. */
 export function createConnectors(config: TConnectorsConfig): Partial<Record<TPlatform, TNetworkConnector>> {
   const out: Partial<Record<TPlatform, TNetworkConnector>> = {};
+  const fetchMedia = createMediaFetcher({
+    ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+    ...config.media,
+  });
   for (const [platform, factory] of Object.entries(FACTORIES) as [TPlatform, TFactory][]) {
     const baseUrl = config.baseUrls[platform];
     out[platform] = factory({
       ...(baseUrl ? { baseUrl } : {}),
       ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+      fetchMedia,
     });
   }
   return out;

@@ -1,4 +1,5 @@
 import type { TPlatform } from '@sps/core';
+import type { TFetchMedia } from './media-fetch.js';
 
 /** Decrypted credentials of a connected account, as stored by `social connect --token`. */
 export interface TConnectorAccount {
@@ -81,4 +82,6 @@ export interface TConnectorOptions {
   baseUrl?: string;
   /** Per-request timeout. */
   timeoutMs?: number;
+  /** Downloads media given by API users; every connector shares the one built by `createConnectors`. */
+  fetchMedia?: TFetchMedia;
 }

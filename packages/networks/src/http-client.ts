@@ -28,37 +28,6 @@ export function createHttpClient(baseUrl: string, timeoutMs = 15_000): Got {
 /** A step of a multi-call publish: its value, or the failure that ends the publish. */
 export type TStep<T> = { ok: true; value: T } | { ok: false; failure: TNetworkFailure };
 
-/**
- * Downloads a post's image for a network that takes uploads rather than URLs (X, Mastodon, Bluesky). A
- * 4xx from the media host is permanent (fix the URL); anything else may pass on a retry.
- */
-export async function downloadImage(
-  url: string,
-  network: string,
-  timeoutMs: number,
-): Promise<TStep<{ bytes: Buffer; type: string }>> {
-  try {
-    const res = await got(url, {
-      responseType: 'buffer',
-      timeout: { request: timeoutMs },
-      retry: { limit: 0 },
-    });
-    const type = (res.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim();
-    return { ok: true, value: { bytes: res.body, type } };
-  } catch (err) {
-    const status = err instanceof HTTPError ? err.response.statusCode : undefined;
-    const permanent = status !== undefined && status < 500;
-    return {
-      ok: false,
-      failure: {
-        kind: permanent ? 'rejected' : 'transient',
-        ...(status !== undefined ? { status } : {}),
-        message: `Could not download the image ${url} for ${network}${status ? ` (HTTP ${status})` : ''}.${permanent ? ' Fix the media URL and retry.' : ''}`,
-      },
-    };
-  }
-}
-
 function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | undefined {
   const raw = headers['retry-after'];
   const value = Array.isArray(raw) ? raw[0] : raw;

@@ -1,3 +1,10 @@
 export * from './connector.js';
 export { createConnectors, type TConnectorsConfig } from './connector-registry.js';
 export { classifyHttpError, createHttpClient, truncateBody } from './http-client.js';
+export {
+  createMediaFetcher,
+  type TFetchedMedia,
+  type TFetchMedia,
+  type TMediaFetchConfig,
+  type TMediaRequest,
+} from './media-fetch.js';

@@ -10,9 +10,12 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient, downloadImage, type TStep } from './http-client.js';
+import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
+import { createMediaFetcher } from './media-fetch.js';
 
 const NETWORK = 'Mastodon';
+// Mastodon's default image_size_limit (16 MB), announced in /api/v2/instance configuration.media_attachments.
+const MAX_IMAGE_BYTES = 16 * 1024 * 1024;
 
 interface TStatus {
   id: string;
@@ -43,6 +46,7 @@ function classify(err: unknown): TNetworkFailure {
 
 export function createMastodonConnector(options: TConnectorOptions): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
+  const fetchMedia = options.fetchMedia ?? createMediaFetcher({ timeoutMs });
   const clients = new Map<string, Got>();
 
   /** Every account lives on its own instance; its instance URL wins over the configured one. */
@@ -71,7 +75,12 @@ export function createMastodonConnector(options: TConnectorOptions): TNetworkCon
     account: TConnectorAccount,
     image: TMediaImage,
   ): Promise<TStep<string>> {
-    const downloaded = await downloadImage(image.url, NETWORK, timeoutMs);
+    const downloaded = await fetchMedia({
+      url: image.url,
+      kind: 'image',
+      network: NETWORK,
+      maxBytes: MAX_IMAGE_BYTES,
+    });
     if (!downloaded.ok) return downloaded;
     const form = new FormData();
     const name = new URL(image.url).pathname.split('/').pop() || 'image';

@@ -9,9 +9,12 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient, downloadImage, type TStep } from './http-client.js';
+import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
+import { createMediaFetcher } from './media-fetch.js';
 
 const NETWORK = 'X';
+// X's simple upload takes images up to 5 MB: https://docs.x.com/x-api/media/quickstart/media-upload-chunked
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 interface TTweetCreated {
   data: { id: string; text: string };
@@ -24,12 +27,18 @@ interface TMediaUploaded {
 
 export function createTwitterConnector(options: TConnectorOptions): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
+  const fetchMedia = options.fetchMedia ?? createMediaFetcher({ timeoutMs });
   const http = createHttpClient(options.baseUrl ?? 'https://api.x.com', timeoutMs);
   const classify = (err: unknown) => classifyHttpError(err, { network: NETWORK });
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
 
   async function uploadImage(account: TConnectorAccount, image: TMediaImage): Promise<TStep<string>> {
-    const downloaded = await downloadImage(image.url, NETWORK, timeoutMs);
+    const downloaded = await fetchMedia({
+      url: image.url,
+      kind: 'image',
+      network: NETWORK,
+      maxBytes: MAX_IMAGE_BYTES,
+    });
     if (!downloaded.ok) return downloaded;
     try {
       const uploaded = await http
