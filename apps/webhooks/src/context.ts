@@ -1,10 +1,10 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { TWebhookDeliveryRepository } from '@sps/db';
+import { guardedLookup } from '@sps/networks';
 import type { TQueues } from '@sps/queue';
 import got, { type Got } from 'got';
 import type { Logger } from 'pino';
-import { guardedLookup } from './address-guard.js';
 import type { TMailer } from './mailer.js';
 import { noopWebhooksMetrics, type TWebhooksMetrics } from './metrics.js';
 

@@ -1,9 +1,9 @@
 import { secretBox } from '@sps/core';
 import type { TDeactivation } from '@sps/db';
+import { assertDeliverableUrl } from '@sps/networks';
 import { parsePayload } from '@sps/queue';
 import { type Job, type MinimalJob, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
-import { assertDeliverableUrl } from './address-guard.js';
 import type { TWebhooksContext } from './context.js';
 import { signatureHeaders } from './signature.js';
 

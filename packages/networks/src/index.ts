@@ -1,3 +1,4 @@
+export { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from './address-guard.js';
 export * from './connector.js';
 export { createConnectors, type TConnectorsConfig } from './connector-registry.js';
 export { classifyHttpError, createHttpClient, truncateBody } from './http-client.js';

@@ -12,6 +12,7 @@ type TLookupCallback = (
 ) => void;
 
 /**
+ * Shared by the webhook deliveries and the media downloads: both fetch URLs that API users chose.
  * A `dns.lookup` replacement for got's `dnsLookup`: resolves the host and refuses loopback, private,
  * link-local, metadata and other non-public addresses at connect time, so the address that is checked
  * is the address that is used (no DNS-rebinding gap between a check and the connection).
