@@ -4,12 +4,13 @@
 # CLI and the migration runner (`npm run db:migrate`). Not built on the development machines (no Docker
 # engine there): kept correct by reading, and every step mirrors .ci/run, which does run here.
 #
-# Install scripts stay off. package.json `allowScripts` denies every package that has one, but the npm of
-# the node:20 image predates `allowScripts` and would run them, so each install says --ignore-scripts.
+# Install scripts stay off. package.json `allowScripts` denies every package that has one; each install also
+# says --ignore-scripts so an image whose npm predates `allowScripts` cannot run them either.
 # `npm ci` may refuse the lockfile when it was written against a registry mirror that lacks other
 # platforms' optional binaries; then, as in .ci/run, `npm install` installs the same locked versions.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 is the current LTS (Node 20 reached its end of life in April 2026); CI runs the tests on 24 too.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # Every workspace manifest in its folder (nothing else), so the dependency layers below are rebuilt only
 # when a manifest changes, and a new workspace needs no edit here.
