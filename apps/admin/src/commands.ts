@@ -1,6 +1,15 @@
-import { generateApiKey, isPlatform, presentDeliveryB, secretBox, UUID_PATTERN } from '@sps/core';
+import {
+  generateApiKey,
+  hashPassword,
+  isPlatform,
+  passwordProblem,
+  presentDeliveryB,
+  secretBox,
+  UUID_PATTERN,
+} from '@sps/core';
 import {
   createAccountRepository,
+  createOwnerRepository,
   createSocialAccountRepository,
   createWebhookRepository,
   PLANS,
@@ -26,6 +35,15 @@ function plan(value: string): TPlan {
   return value as TPlan;
 }
 
+/** The owner's dashboard password, checked before anything is written. */
+async function passwordHashOf(options: TOptions): Promise<string | null> {
+  const password = options['password'];
+  if (password === undefined) return null;
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(`--password ${problem}`);
+  return hashPassword(password);
+}
+
 function id(options: TOptions, name: string): string {
   const value = required(options, name);
   if (!UUID_PATTERN.test(value))
@@ -46,15 +64,24 @@ export const COMMANDS: Record<string, THandler> = {
   'account create': async ({ db }, o) => {
     const email = required(o, 'email');
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new UsageError('--email must be an e-mail address');
+    const name = required(o, 'name');
+    const chosenPlan = plan(required(o, 'plan'));
+    const passwordHash = await passwordHashOf(o);
     const accounts = createAccountRepository(db);
-    const account = await accounts.createAccount({
-      name: required(o, 'name'),
-      ownerEmail: email,
-      plan: plan(required(o, 'plan')),
-    });
+    const account = await accounts.createAccount({ name, ownerEmail: email, plan: chosenPlan });
+    if (passwordHash) await createOwnerRepository(db).setPasswordHash(account.id, passwordHash);
     const key = generateApiKey();
     await accounts.createApiKey(account.id, key);
     return { accountId: account.id, apiKey: key.key };
+  },
+
+  'account set-password': async ({ db }, o) => {
+    const accountId = id(o, 'account');
+    if (o['password'] === undefined) throw new UsageError('--password is required');
+    const passwordHash = (await passwordHashOf(o))!;
+    if (!(await createOwnerRepository(db).setPasswordHash(accountId, passwordHash)))
+      throw new UsageError(`no account ${accountId}`);
+    return { accountId };
   },
 
   'account set-plan': async ({ db, invalidate }, o) => {
@@ -182,4 +209,5 @@ export const OPTION_NAMES = [
   'delivery',
   'limit',
   'offset',
+  'password',
 ];

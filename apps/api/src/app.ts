@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   createAccountRepository,
+  createOwnerRepository,
   createPostRepository,
   createPublishRepository,
   createSettingsRepository,
@@ -15,9 +16,11 @@ import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { dashboardApiRouter } from './dashboard/dashboard.route.js';
+import { SessionStore } from './dashboard/session-store.js';
 import type { TApiEnv } from './env.js';
 import { ApiKeyVerifier } from './http/auth.js';
-import { createRateLimits } from './http/rate-limit.js';
+import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
 import { mcpRouter } from './mcp/mcp.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
 import { adminAuth } from './ops/admin-auth.js';
@@ -128,10 +131,9 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       .json({ status: postgres && redisUp ? 'ready' : 'not_ready', postgres, redis: redisUp });
   });
 
-  app.use(
-    '/api',
-    variantARouter({ verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits }),
-  );
+  const depsA = { verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits };
+  const depsB = { ...depsA, settings, webhooks };
+  app.use('/api', variantARouter(depsA));
   app.use(
     '/mcp',
     mcpRouter({
@@ -148,18 +150,30 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       limits: [rateLimits.perKeyB],
     }),
   );
+  app.use('/v1', variantBRouter(depsB));
+
+  // The owners' dashboard: its JSON API (session + CSRF in front of the same routers), then the built web app.
+  const dashboardIdleMs = 12 * 60 * 60 * 1000;
+  // Sign-in limits hold even with RATE_LIMITS=off: they guard passwords, not capacity.
+  const signInLimiter = (name: string, limit: number) =>
+    new WindowLimiter(redis, `${env.QUEUE_PREFIX}:rl:dash:${name}`, limit, 15 * 60, logger);
   app.use(
-    '/v1',
-    variantBRouter({
-      verifier,
-      posts,
-      publishing,
-      accounts,
-      settings,
-      webhooks,
+    '/dashboard/api',
+    dashboardApiRouter({
+      store: new SessionStore(redis, {
+        prefix: env.QUEUE_PREFIX,
+        idleMs: dashboardIdleMs,
+        absoluteMs: 7 * 24 * 60 * 60 * 1000,
+      }),
+      owners: createOwnerRepository(db),
+      accounts: accountsRepo,
+      redis,
+      prefix: env.QUEUE_PREFIX,
       logger,
-      bodyLimit: env.BODY_LIMIT,
-      rateLimits,
+      signInLimits: { perIp: signInLimiter('signin-ip', 30), perEmail: signInLimiter('signin-email', 10) },
+      idleMs: dashboardIdleMs,
+      variantA: (authenticate) => variantARouter({ ...depsA, authenticate }),
+      variantB: (authenticate) => variantBRouter({ ...depsB, authenticate }),
     }),
   );
 

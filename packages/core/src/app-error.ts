@@ -7,6 +7,8 @@ export const ERROR_CODES = [
   'malformed_json',
   'payload_too_large',
   'unauthorized',
+  /** Authenticated, but the request is refused (a dashboard request without its CSRF token). */
+  'forbidden',
   'plan_required',
   'quota_exceeded',
   'not_found',

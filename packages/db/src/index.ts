@@ -14,6 +14,7 @@ export {
   migrationStatus,
   type TMigrationPaths,
 } from './migration-engine.js';
+export { createOwnerRepository, type TApiKeyView, type TOwnerRepository } from './owner-repository.js';
 export { toPostRecord, toTargetRecord } from './post-mapper.js';
 export { createPostRepository, type TPostRepository, type TUpdateOutcome } from './post-repository.js';
 export type { TLoadedPost, TPublishAccount, TSegmentRef, TTargetUpdate } from './publish-batches.js';

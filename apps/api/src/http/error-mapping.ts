@@ -7,6 +7,7 @@ export const STATUS_A: Record<TErrorCode, number> = {
   malformed_json: 400,
   payload_too_large: 413,
   unauthorized: 401,
+  forbidden: 403,
   plan_required: 403,
   quota_exceeded: 403,
   not_found: 404,

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, authenticate } from '../http/auth.js';
 import { errorHandler, notFoundRoute } from '../http/error-handler.js';
@@ -19,6 +19,8 @@ export interface TVariantADeps {
   logger: Logger;
   bodyLimit: string;
   rateLimits: TRateLimits;
+  /** Replaces API-key authentication (the dashboard authenticates by session and sets the same `req.auth`). */
+  authenticate?: RequestHandler;
 }
 
 const undecodable = undecodableParam(
@@ -32,7 +34,7 @@ export function variantARouter(deps: TVariantADeps): Router {
   // Authenticate before parsing: bodies of unauthenticated requests are never read.
   // Per IP before authentication: requests with wrong keys count too, so keys cannot be guessed at speed.
   router.use(deps.rateLimits.perIpA);
-  router.use(authenticate(deps.verifier, { allowXApiKey: true }));
+  router.use(deps.authenticate ?? authenticate(deps.verifier, { allowXApiKey: true }));
   router.use(jsonBody(deps.bodyLimit));
   // After parsing: whether create/update publishes depends on `published` in the body.
   router.use(deps.rateLimits.publishA);

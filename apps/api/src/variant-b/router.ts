@@ -1,5 +1,5 @@
 import type { TSettingsRepository } from '@sps/db';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, authenticate } from '../http/auth.js';
 import { errorHandler, notFoundRoute } from '../http/error-handler.js';
@@ -24,6 +24,8 @@ export interface TVariantBDeps {
   logger: Logger;
   bodyLimit: string;
   rateLimits: TRateLimits;
+  /** Replaces API-key authentication (the dashboard authenticates by session and sets the same `req.auth`). */
+  authenticate?: RequestHandler;
 }
 
 const undecodable = undecodableParam('resource', 'Check the id in the path.');
@@ -31,7 +33,7 @@ const undecodable = undecodableParam('resource', 'Check the id in the path.');
 /** `/v1`: snake_case, `{error, code, details}`, Bearer only. */
 export function variantBRouter(deps: TVariantBDeps): Router {
   const router = Router();
-  router.use(authenticate(deps.verifier, { allowXApiKey: false }));
+  router.use(deps.authenticate ?? authenticate(deps.verifier, { allowXApiKey: false }));
   // Per key, before the body is read and before any route: a refused request has no side effect.
   router.use(deps.rateLimits.perKeyB);
   router.use(jsonBody(deps.bodyLimit));

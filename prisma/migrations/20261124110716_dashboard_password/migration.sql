@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "accounts" ADD COLUMN     "password_hash" TEXT;
