@@ -1,6 +1,7 @@
 // What `npm start -- --demo` adds: the simulator's addresses for every network, and a demo account made with
 // the admin CLI (the same commands an operator runs), with one connected account per network.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -61,15 +62,21 @@ async function admin(env, args) {
 }
 
 export async function createDemo(env) {
+  // A new demo account per run, with its own e-mail, so a sign-in never has to choose between old ones.
+  const tag = randomBytes(4).toString('hex');
+  const email = `demo-${tag}@example.test`;
+  const password = `demo-password-${randomBytes(6).toString('hex')}`;
   const { accountId, apiKey } = await admin(env, [
     'account',
     'create',
     '--name',
     'Demo',
     '--email',
-    'demo@example.test',
+    email,
     '--plan',
     'pro',
+    '--password',
+    password,
   ]);
   const sim = `http://127.0.0.1:${env.SIM_PORT}`;
   for (const platform of PLATFORMS) {
@@ -89,5 +96,5 @@ export async function createDemo(env) {
       ...(platform === 'mastodon' ? ['--instance', `${sim}/mastodon`] : []),
     ]);
   }
-  return { accountId, apiKey, platforms: PLATFORMS };
+  return { accountId, apiKey, email, password, platforms: PLATFORMS };
 }

@@ -137,11 +137,21 @@ function redis() {
   if (!waitFor(ready, 30)) throw new Error(explain);
 }
 
+// The dashboard's browser tests drive Debian's Chromium (playwright-core downloads no browser).
+function chromium() {
+  const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (existsSync(path) || aptInstall('chromium')) return;
+  say(
+    `no Chromium at ${path}: the dashboard's browser tests will fail (apt-get install chromium, or set CHROMIUM_PATH)`,
+  );
+}
+
 try {
   install();
   generate();
   postgres();
   redis();
+  if (mode === 'test') chromium();
   say('building');
   if (!run('npm', ['run', '-s', 'build'])) throw new Error('the build failed');
   if (mode === 'start') {

@@ -56,6 +56,7 @@ if (demo) {
       [
         '',
         'Demo ready: every network points at the simulator; nothing leaves this machine.',
+        `  dashboard: ${api}/dashboard/ — sign in as ${created.email} with password ${created.password}`,
         `  account ${created.accountId}, API key ${created.apiKey}`,
         `  connected: ${created.platforms.join(', ')}`,
         '  try:',

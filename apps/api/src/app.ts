@@ -17,6 +17,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { dashboardApiRouter } from './dashboard/dashboard.route.js';
+import { dashboardStatic } from './dashboard/dashboard-static.js';
 import { SessionStore } from './dashboard/session-store.js';
 import type { TApiEnv } from './env.js';
 import { ApiKeyVerifier } from './http/auth.js';
@@ -30,6 +31,7 @@ import { createAccountService } from './services/account-service.js';
 import { createPostJobs } from './services/post-jobs.js';
 import { createPostService } from './services/post-service.js';
 import { createPublishService } from './services/publish-service.js';
+import { queueSchedule } from './services/queue-schedule.js';
 import { createTwitterAllowance } from './services/twitter-allowance.js';
 import { createWebhookService } from './services/webhook-service.js';
 import { variantARouter } from './variant-a/router.js';
@@ -172,10 +174,12 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       logger,
       signInLimits: { perIp: signInLimiter('signin-ip', 30), perEmail: signInLimiter('signin-email', 10) },
       idleMs: dashboardIdleMs,
+      queueSchedule: (accountId) => queueSchedule({ accounts, posts }, accountId),
       variantA: (authenticate) => variantARouter({ ...depsA, authenticate }),
       variantB: (authenticate) => variantBRouter({ ...depsB, authenticate }),
     }),
   );
+  app.use('/dashboard', dashboardStatic());
 
   app.use((req, res) => {
     res.status(404).json({ error: `No route ${req.method} ${req.path}` });

@@ -509,7 +509,7 @@ export interface components {
         ErrorB: {
             error: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "no_connected_account" | "network_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
+            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "no_connected_account" | "network_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
             details: {
                 /** @description The first offending field. */
                 field?: string;

@@ -37,6 +37,8 @@ export interface TDashboardDeps {
   /** Sign-in attempts per client address and per e-mail, so passwords cannot be guessed at speed. */
   signInLimits: { perIp: WindowLimiter; perEmail: WindowLimiter };
   idleMs: number;
+  /** The interval queue's settings, expected slots and next free slots (as MCP's `queue://schedule`). */
+  queueSchedule: (accountId: string) => Promise<unknown>;
   /** The public routers, mounted again behind the session: the dashboard re-implements no rule. */
   variantA: (authenticate: RequestHandler) => Router;
   variantB: (authenticate: RequestHandler) => Router;
@@ -151,6 +153,10 @@ export function dashboardApiRouter(deps: TDashboardDeps): Router {
       );
     });
     res.status(204).end();
+  });
+
+  router.get('/queue-schedule', authenticate, async (req, res) => {
+    res.json(await deps.queueSchedule(req.auth!.accountId));
   });
 
   router.use('/v1', deps.variantB(authenticate));

@@ -1,10 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   AppError,
-  nextQueueSlots,
   parseCreatePresetB,
   parseQueueSettings,
-  planQueue,
   presentAccountB,
   presentPresetB,
   ZCreatePresetB,
@@ -14,6 +12,7 @@ import type { TSettingsRepository } from '@sps/db';
 import type { TAuth } from '../http/auth.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TPostService } from '../services/post-service.js';
+import { queueSchedule } from '../services/queue-schedule.js';
 import { asJson, run } from './tool-result.js';
 
 export interface TAccountToolDeps {
@@ -22,9 +21,6 @@ export interface TAccountToolDeps {
   settings: TSettingsRepository;
   posts: TPostService;
 }
-
-/** How many upcoming free slots the queue-schedule resource lists. */
-const NEXT_FREE_SLOTS = 5;
 
 export function registerAccountTools(server: McpServer, deps: TAccountToolDeps): void {
   const { accountId } = deps.auth;
@@ -101,28 +97,7 @@ export function registerAccountTools(server: McpServer, deps: TAccountToolDeps):
       mimeType: 'application/json',
     },
     async (uri) => {
-      const settings = await deps.accounts.getQueueSettings(accountId);
-      const queued = (await deps.posts.listAll(accountId, 'queued')).sort(
-        (a, b) => (a.queuedAt?.getTime() ?? 0) - (b.queuedAt?.getTime() ?? 0),
-      );
-      const now = new Date();
-      const plan = planQueue(
-        settings,
-        now,
-        queued.map((p) => p.id),
-      );
-      // The slots after the queued posts' ones: where the next queue_status "queued" posts would land.
-      const free = nextQueueSlots(settings, now, queued.length + NEXT_FREE_SLOTS).slice(queued.length);
-      const body = {
-        settings,
-        queued: plan.map((slot) => ({
-          post_id: slot.postId,
-          expected_slot: slot.slot.toISOString(),
-          content: queued.find((p) => p.id === slot.postId)?.content.slice(0, 80) ?? '',
-        })),
-        next_free_slots: free.map((slot) => slot.toISOString()),
-        waiting_without_slot: settings.enabled ? 0 : queued.length,
-      };
+      const body = await queueSchedule(deps, accountId);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
     },
   );

@@ -1,0 +1,229 @@
+import { findTextViolations, NETWORK_TEXT_LIMITS, type TPlatform, textLength } from '@sps/core/browser';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { ApiError, api, type TPostView, type TSocialAccountView } from '../api.js';
+
+/** Variant A's networks: only they can join the interval queue. */
+const QUEUE_NETWORKS = new Set(['twitter', 'threads', 'bluesky', 'linkedin', 'mastodon']);
+type TAction = 'draft' | 'publish' | 'queue';
+
+function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p id={id} role="alert" className="error">
+      {message}
+    </p>
+  );
+}
+
+/** Lengths as each chosen network counts them (the API's own functions), over-limit ones marked. */
+function Counts({ platforms, texts }: { platforms: TPlatform[]; texts: string[] }) {
+  if (platforms.length === 0) return null;
+  return (
+    <ul className="counts" aria-label="Characters per network">
+      {platforms.map((p) => {
+        const longest = Math.max(0, ...texts.map((t) => textLength(p, t)));
+        const max = NETWORK_TEXT_LIMITS[p].max;
+        return (
+          <li key={p} className={longest > max ? 'over' : undefined}>
+            {p}: {longest}/{max}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+export function Composer() {
+  const client = useQueryClient();
+  const accounts = useQuery({
+    queryKey: ['accounts'],
+    queryFn: () => api<{ accounts: TSocialAccountView[] }>('GET', '/v1/accounts'),
+  });
+  const [content, setContent] = useState('');
+  const [platforms, setPlatforms] = useState<TPlatform[]>([]);
+  const [segments, setSegments] = useState<string[]>([]);
+  const [mediaUrls, setMediaUrls] = useState('');
+  const [scheduledFor, setScheduledFor] = useState('');
+  const [error, setError] = useState<ApiError | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const connected = [
+    ...new Set((accounts.data?.accounts ?? []).filter((a) => a.is_active).map((a) => a.platform)),
+  ];
+  const texts = [content, ...segments];
+  const violations = findTextViolations(platforms, texts);
+  const urls = mediaUrls
+    .split(/\s+/)
+    .map((u) => u.trim())
+    .filter(Boolean);
+
+  const toggle = (p: TPlatform) =>
+    setPlatforms((current) => (current.includes(p) ? current.filter((x) => x !== p) : [...current, p]));
+
+  const submit = async (action: TAction, event?: FormEvent) => {
+    event?.preventDefault();
+    setError(null);
+    setNotice(null);
+    if (violations.length > 0) return;
+    setBusy(true);
+    try {
+      const media = urls.length > 0 ? { images: urls.map((url) => ({ url })) } : undefined;
+      let post: TPostView;
+      if (action === 'queue') {
+        const created = await api<{ post: { id: string } }>('POST', '/a/posts', {
+          content,
+          platforms,
+          queueStatus: 'queued',
+          ...(urls.length > 0 ? { mediaUrls: urls } : {}),
+        });
+        setNotice(`Added to the queue (post ${created.post.id}).`);
+      } else {
+        post = await api<TPostView>('POST', '/v1/posts', {
+          content,
+          platforms,
+          ...(media ? { media } : {}),
+          ...(segments.length > 0 ? { segments: segments.map((s) => ({ content: s })) } : {}),
+          ...(scheduledFor && action === 'draft'
+            ? { scheduled_for: new Date(scheduledFor).toISOString() }
+            : {}),
+        });
+        if (action === 'publish') {
+          await api('POST', `/v1/posts/${post.id}/publish`);
+          setNotice('Publishing: results appear in the list below.');
+        } else {
+          setNotice(post.status === 'scheduled' ? 'Scheduled.' : 'Saved as a draft.');
+        }
+      }
+      setContent('');
+      setSegments([]);
+      setMediaUrls('');
+      setScheduledFor('');
+      await client.invalidateQueries({ queryKey: ['posts'] });
+    } catch (e) {
+      setError(
+        e instanceof ApiError
+          ? e
+          : new ApiError(0, 'The service could not be reached', undefined, [], undefined),
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const queueAllowed = platforms.length > 0 && platforms.every((p) => QUEUE_NETWORKS.has(p));
+  const contentError =
+    violations
+      .filter((v) => v.segmentIndex === 0)
+      .map((v) => `Too long for ${v.platform}: ${v.length} of ${v.max} characters.`)
+      .join(' ') || error?.forField('content');
+
+  return (
+    <form className="composer" onSubmit={(e) => submit('draft', e)} aria-label="Compose a post">
+      <h2>New post</h2>
+      <label htmlFor="content">Content</label>
+      <textarea
+        id="content"
+        rows={4}
+        value={content}
+        onChange={(e) => setContent(e.target.value)}
+        aria-describedby={contentError ? 'content-error' : undefined}
+      />
+      <FieldError id="content-error" message={contentError} />
+      <Counts platforms={platforms} texts={texts} />
+
+      <fieldset>
+        <legend>Networks</legend>
+        {connected.length === 0 && <p>No connected accounts yet: connect one on the Accounts page.</p>}
+        {connected.map((p) => (
+          <label key={p} className="check">
+            <input
+              type="checkbox"
+              checked={platforms.includes(p as TPlatform)}
+              onChange={() => toggle(p as TPlatform)}
+            />
+            {p}
+          </label>
+        ))}
+      </fieldset>
+      <FieldError id="platforms-error" message={error?.forField('platforms')} />
+
+      {segments.map((segment, i) => {
+        const id = `segment-${i + 1}`;
+        const over = violations.filter((v) => v.segmentIndex === i + 1);
+        return (
+          <div key={id} className="segment">
+            <label htmlFor={id}>Thread reply {i + 1}</label>
+            <textarea
+              id={id}
+              rows={2}
+              value={segment}
+              onChange={(e) => setSegments((s) => s.map((x, j) => (j === i ? e.target.value : x)))}
+            />
+            <FieldError
+              id={`${id}-error`}
+              message={
+                over.map((v) => `Too long for ${v.platform}: ${v.length} of ${v.max}.`).join(' ') ||
+                error?.forField(`segments.${i}`)
+              }
+            />
+            <button type="button" onClick={() => setSegments((s) => s.filter((_, j) => j !== i))}>
+              Remove reply {i + 1}
+            </button>
+          </div>
+        );
+      })}
+      <button type="button" onClick={() => setSegments((s) => [...s, ''])}>
+        Add a thread reply
+      </button>
+
+      <label htmlFor="media">Image URLs (one per line)</label>
+      <textarea id="media" rows={2} value={mediaUrls} onChange={(e) => setMediaUrls(e.target.value)} />
+      <FieldError id="media-error" message={error?.forField('media')} />
+      {urls.length > 0 && (
+        <div className="previews">
+          {urls.slice(0, 4).map((u) => (
+            <img key={u} src={u} alt={`Preview of ${u}`} />
+          ))}
+        </div>
+      )}
+
+      <label htmlFor="scheduled-for">
+        Schedule for (your time zone, {Intl.DateTimeFormat().resolvedOptions().timeZone})
+      </label>
+      <input
+        id="scheduled-for"
+        type="datetime-local"
+        value={scheduledFor}
+        onChange={(e) => setScheduledFor(e.target.value)}
+      />
+      <FieldError id="scheduled-error" message={error?.forField('scheduled_for')} />
+
+      {error && !['content', 'platforms', 'media', 'scheduled_for'].some((f) => error.forField(f)) && (
+        <p role="alert" className="error">
+          {error.readable}
+        </p>
+      )}
+      {notice && <p role="status">{notice}</p>}
+      <div className="actions">
+        <button type="submit" disabled={busy || violations.length > 0}>
+          {scheduledFor ? 'Schedule' : 'Save draft'}
+        </button>
+        <button type="button" disabled={busy || violations.length > 0} onClick={() => submit('publish')}>
+          Publish now
+        </button>
+        <button
+          type="button"
+          disabled={busy || violations.length > 0 || !queueAllowed}
+          title={
+            queueAllowed ? undefined : 'The queue takes X, Threads, Bluesky, LinkedIn and Mastodon posts'
+          }
+          onClick={() => submit('queue')}
+        >
+          Add to the queue
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,6 @@
+// The browser-safe part of the domain (no `node:` imports) for the dashboard: its composer counts and refuses
+// text exactly as the API will, and its forms offer the API's own choices, because they use the same code.
+export { findMediaViolations } from './media-rules.js';
+export { NETWORK_TEXT_LIMITS, PLATFORMS, type TPlatform } from './platforms.js';
+export { findTextViolations, type TTextViolation, textLength } from './text-length.js';
+export { WEBHOOK_EVENT_TYPES } from './webhook-b.js';
