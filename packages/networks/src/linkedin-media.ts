@@ -55,7 +55,11 @@ const transient = (message: string) => fail({ kind: 'transient', message });
 /** Uploads through the Images and Videos APIs; each returns the URN a post references once AVAILABLE. */
 export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
   const { http, headers } = deps;
-  const classify = (err: unknown) => classifyHttpError(err, { network: NETWORK });
+  // An upload creates no post: a timeout here cannot have published anything, so it is plainly retryable.
+  const classify = (err: unknown) => {
+    const { outcomeUnknown: _ignored, ...failure } = classifyHttpError(err, { network: NETWORK });
+    return failure;
+  };
 
   /** The upload URL is LinkedIn's own (upload host), given by `initializeUpload`: bytes go there with the token. */
   async function put(account: TConnectorAccount, url: string, bytes: Buffer, type: string) {

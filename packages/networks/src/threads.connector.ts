@@ -107,8 +107,16 @@ export function createThreadsConnector(options: TConnectorOptions): TNetworkConn
         };
       }
       let id: string;
+      let creationId: string;
       try {
-        const creationId = await mainContainer(input);
+        creationId = await mainContainer(input);
+      } catch (err) {
+        if (err instanceof StepFailure) return { ok: false, failure: err.failure };
+        // Containers stay private until threads_publish: a timeout before it cannot have posted anything.
+        const { outcomeUnknown: _ignored, ...failure } = classify(err);
+        return { ok: false, failure };
+      }
+      try {
         const published = await http
           .post(`${userOf(account)}/threads_publish`, {
             headers: auth(account),
@@ -117,7 +125,7 @@ export function createThreadsConnector(options: TConnectorOptions): TNetworkConn
           .json<{ id: string }>();
         id = published.id;
       } catch (err) {
-        return { ok: false, failure: err instanceof StepFailure ? err.failure : classify(err) };
+        return { ok: false, failure: classify(err) };
       }
       // The post exists now: a failed permalink lookup must not turn it into a failure (a retry would duplicate it).
       let url = `https://www.threads.net/@${account.accountName.replace(/^@/, '')}`;

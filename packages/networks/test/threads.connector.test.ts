@@ -244,6 +244,15 @@ describe('Threads connector', () => {
     expect(running.sim.postsOf('threads')).toHaveLength(1);
   });
 
+  it('does not mark a timeout while creating the container as outcome unknown (nothing is public yet)', async () => {
+    const slow = createThreadsConnector({ baseUrl: running.baseUrls.threads, timeoutMs: 300 });
+    running.sim.addFault({ platform: 'threads', kind: 'slow', delayMs: 1000, remaining: 1 });
+    const outcome = await slow.publish(input('slow container'));
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'transient' });
+    expect(outcome.ok ? null : outcome.failure.outcomeUnknown).toBeUndefined();
+    expect(running.sim.postsOf('threads')).toHaveLength(0);
+  });
+
   it('deletes a post, and treats an already deleted one as success', async () => {
     const outcome = await connector.publish(input('bye'));
     if (!outcome.ok) throw new Error(outcome.failure.message);
