@@ -376,4 +376,37 @@ describe('LinkedIn simulator strictness', () => {
     expect(await processing.json()).toMatchObject({ message: expect.stringContaining('PROCESSING') });
     expect(running.sim.postsOf('linkedin')).toHaveLength(0);
   });
+
+  it('refuses an image over 5 MB, a video part of the wrong size and a finalize with wrong ETags', async () => {
+    const headers = { 'linkedin-version': '202607', 'x-restli-protocol-version': '2.0.0' };
+    const put = (url: string, body: Buffer) =>
+      fetch(url, {
+        method: 'PUT',
+        headers: { authorization: 'Bearer li-token', 'content-type': 'application/octet-stream' },
+        body,
+      });
+    const image = await rawCall('/rest/images?action=initializeUpload', headers, {
+      initializeUploadRequest: { owner: 'urn:li:person:abc123' },
+    });
+    const { value } = (await image.json()) as { value: { uploadUrl: string } };
+    expect((await put(value.uploadUrl, Buffer.alloc(5 * 1024 * 1024 + 1))).status).toBe(400);
+
+    const video = await rawCall('/rest/videos?action=initializeUpload', headers, {
+      initializeUploadRequest: { owner: 'urn:li:person:abc123', fileSizeBytes: 10 },
+    });
+    const plan = (await video.json()) as {
+      value: { video: string; uploadToken: string; uploadInstructions: { uploadUrl: string }[] };
+    };
+    const url = plan.value.uploadInstructions[0]?.uploadUrl ?? '';
+    expect((await put(url, Buffer.alloc(9))).status).toBe(400);
+    expect((await put(url, Buffer.alloc(10))).status).toBe(200);
+    const finalized = await rawCall('/rest/videos?action=finalizeUpload', headers, {
+      finalizeUploadRequest: {
+        video: plan.value.video,
+        uploadToken: plan.value.uploadToken,
+        uploadedPartIds: ['"x"'],
+      },
+    });
+    expect(finalized.status).toBe(400);
+  });
 });
