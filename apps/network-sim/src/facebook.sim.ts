@@ -1,5 +1,11 @@
 import type { Request, Router } from 'express';
-import { graphError, requireGraphToken } from './graph-sim.js';
+import {
+  GRAPH_LATEST_VERSION,
+  graphError,
+  graphVersionAvailable,
+  requireGraphToken,
+  versionedGraphRouter,
+} from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
 /** Graph API errors: expired tokens are code 190 and page throttling code 32, both answered with HTTP 400. */
@@ -44,6 +50,7 @@ type TBody = Record<string, unknown>;
 export function registerFacebookSim(router: Router, sim: SimState): void {
   const unpublishedPhotos = new Set<string>();
   router.use(networkMiddleware(sim, 'facebook', renderFacebookError));
+  const api = versionedGraphRouter(router, graphVersionAvailable, GRAPH_LATEST_VERSION);
 
   const bodyOf = (req: Request): TBody => ({ ...(req.query as TBody), ...((req.body ?? {}) as TBody) });
   const create = (pageId: string, text: string, replyTo: string | null, media: unknown) =>
@@ -56,7 +63,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
       idempotencyKey: null,
     });
 
-  router.post('/:pageId/feed', (req, res) => {
+  api.post('/:pageId/feed', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const body = bodyOf(req);
     const attached = (body.attached_media ?? []) as { media_fbid?: string }[];
@@ -77,7 +84,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
     answerOrHang(res, () => res.json({ id: post.remoteId }));
   });
 
-  router.post('/:pageId/photos', (req, res) => {
+  api.post('/:pageId/photos', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const body = bodyOf(req);
     if (!body.url) {
@@ -90,11 +97,14 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
       res.json({ id: photoId });
       return;
     }
-    const post = create(req.params.pageId, String(body.caption ?? ''), null, { photo: body.url });
+    const post = create(req.params.pageId, String(body.caption ?? ''), null, {
+      photo: body.url,
+      alt_text_custom: body.alt_text_custom ?? null,
+    });
     answerOrHang(res, () => res.json({ id: photoId, post_id: post.remoteId }));
   });
 
-  router.post('/:pageId/videos', (req, res) => {
+  api.post('/:pageId/videos', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const body = bodyOf(req);
     if (!body.file_url) {
@@ -105,7 +115,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
     answerOrHang(res, () => res.json({ id: post.remoteId }));
   });
 
-  router.post('/:objectId/comments', (req, res) => {
+  api.post('/:objectId/comments', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const body = bodyOf(req);
     const parent = sim.getPost('facebook', req.params.objectId);
@@ -125,7 +135,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
     answerOrHang(res, () => res.json({ id }));
   });
 
-  router.delete('/:id', (req, res) => {
+  api.delete('/:id', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const post = sim.getPost('facebook', req.params.id);
     if (!post || post.deleted) {

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 
 // What Meta's Graph APIs (Facebook, Instagram, Threads) answer on errors, shared by their simulators.
 
@@ -27,3 +27,82 @@ export function requireGraphToken(req: Request, res: Response): boolean {
   );
   return false;
 }
+
+/**
+ * Graph API versions and the day each stops being served (null: not announced yet).
+ * https://developers.facebook.com/docs/graph-api/changelog/versions/
+ */
+const GRAPH_VERSIONS: Record<string, string | null> = {
+  'v26.0': null,
+  'v25.0': '2028-07-29',
+  'v24.0': '2028-02-18',
+  'v23.0': '2027-10-08',
+  'v22.0': '2027-05-20',
+  'v21.0': '2027-01-21',
+  'v20.0': '2026-09-24',
+  'v19.0': '2026-05-21',
+  'v18.0': '2026-01-26',
+  'v17.0': '2025-09-12',
+};
+export const GRAPH_LATEST_VERSION = 'v26.0';
+
+export function graphVersionAvailable(version: string, now: Date = new Date()): boolean {
+  if (!Object.hasOwn(GRAPH_VERSIONS, version)) return false;
+  const until = GRAPH_VERSIONS[version];
+  return until === null || until === undefined || now.getTime() < Date.parse(`${until}T00:00:00Z`);
+}
+
+/**
+ * Mounts a network's Graph routes under `/:version`, refusing versions the network does not serve.
+ * Modeled: an expired Graph version is answered like the Marketing API's, code 2635 "You are calling a
+ * deprecated version…" (Graph itself has at times forwarded such calls to the oldest live version; a
+ * connector must not rely on either, so the simulator refuses).
+ */
+export function versionedGraphRouter(
+  router: Router,
+  isAvailable: (version: string) => boolean,
+  latest: string,
+): Router {
+  const api = express.Router({ mergeParams: true });
+  router.use(
+    '/:version',
+    (req: Request, res: Response, next: NextFunction) => {
+      const version = String(req.params.version ?? '');
+      if (isAvailable(version)) return next();
+      graphError(
+        res,
+        400,
+        2635,
+        `(#2635) You are calling a deprecated version of the Graph API (${version}). Please update to the latest version: ${latest}.`,
+      );
+    },
+    api,
+  );
+  return api;
+}
+
+/** A publish of a container that is not FINISHED yet, in each network's own words. */
+export const GRAPH_NOT_READY = {
+  instagram: {
+    status: 400,
+    code: 9007,
+    message: 'Media ID is not available',
+    extra: {
+      error_subcode: 2207027,
+      is_transient: false,
+      error_user_title: 'Media ID is not available',
+      error_user_msg: 'The media is not ready for publishing, please wait for a moment',
+    },
+  },
+  threads: {
+    status: 400,
+    code: 24,
+    message: 'The requested resource does not exist',
+    extra: {
+      error_subcode: 4279009,
+      is_transient: false,
+      error_user_title: 'Media Not Found',
+      error_user_msg: 'The media with the given id cannot be found.',
+    },
+  },
+} as const;

@@ -1,5 +1,11 @@
-import type { Request, Router } from 'express';
-import { graphError } from './graph-sim.js';
+import type { Request, Response, Router } from 'express';
+import {
+  GRAPH_LATEST_VERSION,
+  GRAPH_NOT_READY,
+  graphError,
+  graphVersionAvailable,
+  versionedGraphRouter,
+} from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
 const renderInstagramError: TErrorRenderer = (res, fault) => {
@@ -63,8 +69,20 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
     if (token(req)) return next();
     graphError(res, 401, 190, 'Invalid OAuth access token - Cannot parse access token');
   });
+  const api = versionedGraphRouter(router, graphVersionAvailable, GRAPH_LATEST_VERSION);
 
-  router.post('/:userId/media', (req, res) => {
+  const hasVideo = (c: TContainer) =>
+    Boolean(c.fields.video_url) ||
+    (c.fields.children ?? '').split(',').some((id) => containers.get(id)?.fields.video_url);
+  const failed = (c: TContainer) => (c.fields.video_url ?? '').includes('fail-processing');
+  /** Video takes processing time, modeled as one status read; images are ready at once. */
+  const ready = (c: TContainer) => !failed(c) && (!hasVideo(c) || c.statusChecks >= 2);
+  const notReady = (res: Response) => {
+    const e = GRAPH_NOT_READY.instagram;
+    graphError(res, e.status, e.code, e.message, { type: 'IGApiException', ...e.extra });
+  };
+
+  api.post('/:userId/media', (req, res) => {
     const fields = params(req);
     const isCarousel = fields.media_type === 'CAROUSEL';
     if (!fields.image_url && !fields.video_url && !isCarousel) {
@@ -73,9 +91,25 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
       });
       return;
     }
-    if (isCarousel && !(fields.children ?? '').split(',').every((id) => containers.has(id))) {
-      graphError(res, 400, 100, 'Invalid children container id', { type: 'IGApiException' });
-      return;
+    if (isCarousel) {
+      const children = (fields.children ?? '').split(',').filter(Boolean);
+      // https://developers.facebook.com/docs/instagram-platform/content-publishing#carousel-posts (2 to 10 items)
+      if (children.length < 2 || children.length > 10) {
+        graphError(res, 400, 100, 'Invalid parameter', {
+          type: 'IGApiException',
+          error_user_msg: `A carousel holds 2 to 10 items, got ${children.length}.`,
+        });
+        return;
+      }
+      if (!children.every((id) => containers.has(id))) {
+        graphError(res, 400, 100, 'Invalid children container id', { type: 'IGApiException' });
+        return;
+      }
+      const unfinished = children.map((id) => containers.get(id));
+      if (unfinished.some((c) => !c || !ready(c))) {
+        notReady(res);
+        return;
+      }
     }
     const id = sim.nextNumericId();
     containers.set(id, { id, userId: req.params.userId ?? 'me', fields, statusChecks: 0, published: false });
@@ -83,7 +117,7 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
     res.json({ id });
   });
 
-  router.post('/:userId/media_publish', (req, res) => {
+  api.post('/:userId/media_publish', (req, res) => {
     const container = containers.get(params(req).creation_id ?? '');
     if (!container || container.fields.is_carousel_item) {
       graphError(res, 400, 24, 'The media with id is not ready to be published', { type: 'IGApiException' });
@@ -91,6 +125,10 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
     }
     if (container.published) {
       graphError(res, 400, 9007, 'The media has already been published', { type: 'IGApiException' });
+      return;
+    }
+    if (!ready(container)) {
+      notReady(res);
       return;
     }
     container.published = true;
@@ -116,23 +154,19 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
     answerOrHang(res, () => res.json({ id: mediaId }));
   });
 
-  router.get('/:id', (req, res) => {
+  api.get('/:id', (req, res) => {
     const id = req.params.id ?? '';
     const container = containers.get(id);
     if (container) {
-      const failed = (container.fields.video_url ?? '').includes('fail-processing');
-      const hasVideo =
-        Boolean(container.fields.video_url) ||
-        (container.fields.children ?? '').split(',').some((c) => containers.get(c)?.fields.video_url);
       container.statusChecks += 1;
-      const status = failed
+      const status = failed(container)
         ? 'ERROR'
         : container.published
           ? 'PUBLISHED'
-          : hasVideo && container.statusChecks < 2
-            ? 'IN_PROGRESS'
-            : 'FINISHED';
-      res.json({ id, status_code: status, status: failed ? 'Error: 2207026' : status });
+          : ready(container)
+            ? 'FINISHED'
+            : 'IN_PROGRESS';
+      res.json({ id, status_code: status, status: failed(container) ? 'Error: 2207026' : status });
       return;
     }
     const media = published.get(id);

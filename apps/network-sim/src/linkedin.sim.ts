@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { registerLinkedInAssets, type TLinkedInAssets } from './linkedin-media.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
 function linkedInError(
@@ -34,26 +35,104 @@ const renderLinkedInError: TErrorRenderer = (res, fault) => {
   }
 };
 
+/**
+ * Each monthly version (YYYYMM, or YYYYMM.NN for a patch) is served for one year after its month; an older
+ * or not yet released one answers 426 NONEXISTENT_VERSION with the version spelled as YYYYMMDD, e.g.
+ * `{"status":426,"code":"NONEXISTENT_VERSION","message":"Requested version 20241101 is not active"}`
+ * (https://github.com/n8n-io/n8n/issues/28967, https://learn.microsoft.com/en-us/linkedin/marketing/versioning).
+ */
+export function linkedInVersionActive(version: string, now: Date = new Date()): boolean {
+  const match = /^(\d{4})(\d{2})(?:\.\d{2})?$/.exec(version);
+  if (!match) return false;
+  const month = Number(match[1]) * 12 + Number(match[2]) - 1;
+  const current = now.getUTCFullYear() * 12 + now.getUTCMonth();
+  return Number(match[2]) >= 1 && Number(match[2]) <= 12 && month <= current && month > current - 12;
+}
+
 function requireHeaders(req: Request, res: Response): boolean {
   if (!req.headers.authorization?.startsWith('Bearer ')) {
     linkedInError(res, 401, 'INVALID_ACCESS_TOKEN', 'Empty oauth2 access token', 65600);
     return false;
   }
-  if (!/^\d{6}$/.test(String(req.headers['linkedin-version'] ?? ''))) {
-    linkedInError(res, 426, 'NONEXISTENT_VERSION', 'Requested version is not active');
+  const version = String(req.headers['linkedin-version'] ?? '');
+  if (!version) {
+    linkedInError(
+      res,
+      400,
+      'VERSION_MISSING',
+      'A version must be present. Please specify a version by adding the LinkedIn-Version header.',
+    );
+    return false;
+  }
+  if (!linkedInVersionActive(version)) {
+    const spelled = /^\d{6}$/.test(version) ? `${version}01` : version;
+    linkedInError(res, 426, 'NONEXISTENT_VERSION', `Requested version ${spelled} is not active`);
+    return false;
+  }
+  // Without it Rest.li falls back to protocol 1.0, where the encoded URN keys we send do not parse. Modeled:
+  // the exact body LinkedIn returns here is not documented.
+  if (req.headers['x-restli-protocol-version'] !== '2.0.0') {
+    linkedInError(
+      res,
+      400,
+      'ILLEGAL_ARGUMENT',
+      'X-Restli-Protocol-Version 2.0.0 is required for this resource',
+    );
     return false;
   }
   return true;
 }
 
+/** The URNs a post's `content` references: `media.id`, or each `multiImage.images[].id`. */
+function contentProblem(content: unknown, assets: TLinkedInAssets): string | null {
+  if (content === undefined) return null;
+  const c = content as {
+    media?: { id?: string; altText?: unknown };
+    multiImage?: { images?: { id?: string; altText?: unknown }[] };
+  };
+  const refs = c.media
+    ? [{ path: '/content/media', ...c.media }]
+    : (c.multiImage?.images ?? []).map((image, i) => ({ path: `/content/multiImage/images/${i}`, ...image }));
+  if (c.multiImage && (refs.length < 2 || refs.length > 20)) {
+    return `ERROR :: /content/multiImage/images :: must hold 2 to 20 images, got ${refs.length}`;
+  }
+  if (refs.length === 0) return 'ERROR :: /content :: media or multiImage is required';
+  for (const ref of refs) {
+    if (typeof ref.altText === 'string' && ref.altText.length > 4086) {
+      return `ERROR :: ${ref.path}/altText :: is longer than 4086 characters`;
+    }
+    const problem = ref.id ? assets.unusable(ref.id) : 'field is required but not found';
+    if (problem) return `ERROR :: ${ref.path}/id :: ${problem}`;
+  }
+  return null;
+}
+
 export function registerLinkedInSim(router: Router, sim: SimState): void {
   router.use(networkMiddleware(sim, 'linkedin', renderLinkedInError));
+  const assets = registerLinkedInAssets(
+    router,
+    requireHeaders,
+    (res, status, code, message) => linkedInError(res, status, code, message),
+    () => sim.nextNumericId(),
+  );
 
   router.post('/rest/posts', (req, res) => {
     if (!requireHeaders(req, res)) return;
-    const body = (req.body ?? {}) as { author?: string; commentary?: string; lifecycleState?: string };
+    const body = (req.body ?? {}) as {
+      author?: string;
+      commentary?: string;
+      lifecycleState?: string;
+      content?: unknown;
+    };
     if (!body.author?.startsWith('urn:li:') || body.lifecycleState !== 'PUBLISHED') {
       linkedInError(res, 422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /author :: is not a valid urn', 100);
+      return;
+    }
+    // A post may only reference media uploaded through the Images/Videos APIs and AVAILABLE. Modeled on
+    // LinkedIn's Rest.li validation errors (`ERROR :: /path :: reason`, 422).
+    const problem = contentProblem(body.content, assets);
+    if (problem) {
+      linkedInError(res, 422, 'UNPROCESSABLE_ENTITY', problem, 100);
       return;
     }
     const urn = `urn:li:share:${sim.nextNumericId()}`;
@@ -62,7 +141,7 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
       remoteId: urn,
       text: body.commentary ?? '',
       replyTo: null,
-      media: null,
+      media: body.content ?? null,
       idempotencyKey: null,
     });
     // The Posts API answers 201 with an empty body; the new URN is only in the x-restli-id header.

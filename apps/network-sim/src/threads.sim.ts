@@ -1,5 +1,5 @@
-import type { Router } from 'express';
-import { graphError, requireGraphToken } from './graph-sim.js';
+import type { Response, Router } from 'express';
+import { GRAPH_NOT_READY, graphError, requireGraphToken, versionedGraphRouter } from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
 /** Graph-style errors: expired tokens are code 190 and throttling is code 4, both answered with HTTP 400. */
@@ -46,20 +46,45 @@ interface TContainer {
   video_url?: string;
   reply_to_id?: string;
   children?: string;
-  is_carousel_item?: boolean;
+  is_carousel_item?: boolean | string;
+  alt_text?: string;
+  /** Status reads so far: a video is IN_PROGRESS until it has been read once (its processing time). */
+  reads: number;
 }
+
+/** Threads is served as v1.0 only (graph.threads.net/v1.0). https://developers.facebook.com/docs/threads */
+const threadsVersionAvailable = (version: string) => version === 'v1.0';
+const MAX_CAROUSEL_ITEMS = 20;
 
 export function registerThreadsSim(router: Router, sim: SimState): void {
   const containers = new Map<string, TContainer>();
   const permalinks = new Map<string, string>();
   router.use(networkMiddleware(sim, 'threads', renderThreadsError));
+  const api = versionedGraphRouter(router, threadsVersionAvailable, 'v1.0');
 
-  router.post('/:userId/threads', (req, res) => {
+  const failed = (c: TContainer) => (c.video_url ?? '').includes('fail-processing');
+  const ready = (c: TContainer): boolean => {
+    if (failed(c)) return false;
+    if (c.video_url && c.reads < 2) return false;
+    return (c.children ?? '')
+      .split(',')
+      .filter(Boolean)
+      .every((id) => {
+        const child = containers.get(id);
+        return child !== undefined && ready(child);
+      });
+  };
+  const notReady = (res: Response) => {
+    const e = GRAPH_NOT_READY.threads;
+    graphError(res, e.status, e.code, e.message, e.extra);
+  };
+
+  api.post('/:userId/threads', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const body = {
       ...(req.query as Record<string, unknown>),
       ...((req.body ?? {}) as Record<string, unknown>),
-    } as TContainer;
+    } as Omit<TContainer, 'reads'>;
     const type = body.media_type;
     const missing =
       (type === 'TEXT' && !body.text) ||
@@ -78,19 +103,37 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
       });
       return;
     }
+    if (type === 'CAROUSEL') {
+      // https://developers.facebook.com/docs/threads/posts#carousel-posts: 2 to 20 items.
+      const children = String(body.children).split(',').filter(Boolean);
+      if (children.length < 2 || children.length > MAX_CAROUSEL_ITEMS) {
+        graphError(res, 400, 100, 'Invalid parameter', {
+          error_user_msg: `A carousel holds 2 to ${MAX_CAROUSEL_ITEMS} items, got ${children.length}.`,
+        });
+        return;
+      }
+      const items = children.map((c) => containers.get(c));
+      if (items.some((c) => !c?.is_carousel_item)) {
+        graphError(res, 400, 100, 'Invalid parameter', {
+          error_user_msg: 'children must be carousel items.',
+        });
+        return;
+      }
+    }
     const id = sim.nextNumericId();
-    containers.set(id, body);
+    containers.set(id, { ...body, reads: 0 });
     res.json({ id });
   });
 
-  router.post('/:userId/threads_publish', (req, res) => {
+  api.post('/:userId/threads_publish', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const creationId = String(
       req.query.creation_id ?? (req.body as { creation_id?: string } | undefined)?.creation_id ?? '',
     );
     const container = containers.get(creationId);
-    if (!container || container.is_carousel_item) {
-      graphError(res, 400, 24, 'The requested resource does not exist', { error_subcode: 4279009 });
+    // An unknown container and one not FINISHED yet get the same answer from Threads.
+    if (!container || container.is_carousel_item || !ready(container)) {
+      notReady(res);
       return;
     }
     containers.delete(creationId);
@@ -105,6 +148,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
         media_type: container.media_type,
         image_url: container.image_url,
         video_url: container.video_url,
+        alt_text: container.alt_text,
         children: container.children,
       },
       idempotencyKey: null,
@@ -112,8 +156,20 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
     answerOrHang(res, () => res.json({ id }));
   });
 
-  router.get('/:id', (req, res) => {
+  api.get('/:id', (req, res) => {
     if (!requireGraphToken(req, res)) return;
+    const pending = containers.get(req.params.id);
+    if (pending) {
+      // https://developers.facebook.com/docs/threads/troubleshooting: status and error_message.
+      pending.reads += 1;
+      const status = failed(pending) ? 'ERROR' : ready(pending) ? 'FINISHED' : 'IN_PROGRESS';
+      res.json({
+        id: req.params.id,
+        status,
+        ...(status === 'ERROR' ? { error_message: 'FAILED_PROCESSING_VIDEO' } : {}),
+      });
+      return;
+    }
     const post = sim.getPost('threads', req.params.id);
     if (!post || post.deleted) {
       graphError(
@@ -128,7 +184,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
     res.json({ id: post.remoteId, permalink: permalinks.get(post.remoteId) });
   });
 
-  router.delete('/:id', (req, res) => {
+  api.delete('/:id', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const post = sim.getPost('threads', req.params.id);
     if (!post || post.deleted) {

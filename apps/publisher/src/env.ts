@@ -24,6 +24,21 @@ const ZPublisherEnv = ZCommonEnv.extend({
   METRICS_PORT: zMetricsPort(9101),
   /** Variant A's twitter publishes per UTC month by plan; scheduled and queued posts take theirs here. */
   TWITTER_MONTHLY_ALLOWANCE: ZTwitterAllowance,
+  /** `LinkedIn-Version` (YYYYMM): LinkedIn serves each monthly version for one year, then answers 426. */
+  LINKEDIN_API_VERSION: z
+    .string()
+    .regex(/^\d{6}(\.\d{2})?$/, 'a LinkedIn version is YYYYMM (or YYYYMM.NN)')
+    .default('202607'),
+  /** Graph API version for Facebook and Instagram (`vNN.0`); each is served at least two years. */
+  META_GRAPH_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/, 'a Graph API version looks like v25.0')
+    .default('v25.0'),
+  /** Threads API version (graph.threads.net has only v1.0 so far). */
+  THREADS_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/, 'a Threads API version looks like v1.0')
+    .default('v1.0'),
 });
 
 export type TPublisherEnv = z.output<typeof ZPublisherEnv> & {

@@ -23,7 +23,16 @@ const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 const connection = createWorkerConnection(env.REDIS_URL);
 connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 const queues = createQueues(connection, env.QUEUE_PREFIX);
-const connectors = createConnectors({ baseUrls: env.networkBaseUrls, timeoutMs: env.NETWORK_TIMEOUT });
+const connectors = createConnectors({
+  baseUrls: env.networkBaseUrls,
+  timeoutMs: env.NETWORK_TIMEOUT,
+  apiVersions: {
+    linkedin: env.LINKEDIN_API_VERSION,
+    facebook: env.META_GRAPH_API_VERSION,
+    instagram: env.META_GRAPH_API_VERSION,
+    threads: env.THREADS_API_VERSION,
+  },
+});
 const metrics = createPublisherMetrics(queues);
 
 const publisher = await createPublisher({

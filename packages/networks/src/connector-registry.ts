@@ -1,6 +1,6 @@
 import type { TPlatform } from '@sps/core';
 import { createBlueskyConnector } from './bluesky.connector.js';
-import type { TConnectorOptions, TNetworkConnector } from './connector.js';
+import type { TConnectorOptions, TNetworkConnector, TProcessingWait } from './connector.js';
 // group-2 imports
 import { createDiscordConnector } from './discord.connector.js';
 import { createFacebookConnector } from './facebook.connector.js';
@@ -41,6 +41,10 @@ export interface TConnectorsConfig {
   timeoutMs?: number;
   /** How media given by API users is downloaded (address policy, time bound). */
   media?: TMediaFetchConfig;
+  /** API versions per network (`LINKEDIN_API_VERSION`, `META_GRAPH_API_VERSION`); a missing one means the connector's default. */
+  apiVersions?: Partial<Record<TPlatform, string>>;
+  /** Shortens media processing waits (tests); production uses each network's documented cadence. */
+  processingWait?: TProcessingWait;
 }
 
 /** Builds one connector per network, once at worker start-up. */
@@ -52,8 +56,11 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
   });
   for (const [platform, factory] of Object.entries(FACTORIES) as [TPlatform, TFactory][]) {
     const baseUrl = config.baseUrls[platform];
+    const apiVersion = config.apiVersions?.[platform];
     out[platform] = factory({
       ...(baseUrl ? { baseUrl } : {}),
+      ...(apiVersion ? { apiVersion } : {}),
+      ...(config.processingWait ? { processingWait: config.processingWait } : {}),
       ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
       fetchMedia,
     });

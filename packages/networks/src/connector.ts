@@ -77,6 +77,17 @@ export interface TNetworkConnector {
   delete?(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome>;
 }
 
+/**
+ * How a connector waits for the network to finish processing uploaded media before it may be posted.
+ * Each connector has production defaults from its network's documentation; tests shorten them.
+ */
+export interface TProcessingWait {
+  /** Pause between two status checks. */
+  intervalMs?: number;
+  /** Total time to keep checking; running out is a `transient` failure (retried later). */
+  maxWaitMs?: number;
+}
+
 export interface TConnectorOptions {
   /** Base URL of the network's API; defaults to the real host. */
   baseUrl?: string;
@@ -84,4 +95,8 @@ export interface TConnectorOptions {
   timeoutMs?: number;
   /** Downloads media given by API users; every connector shares the one built by `createConnectors`. */
   fetchMedia?: TFetchMedia;
+  /** The network's API version where it is versioned (LinkedIn-Version, Graph API `vNN.0`); a default per connector. */
+  apiVersion?: string;
+  /** Media processing waits (container/video status polling). */
+  processingWait?: TProcessingWait;
 }

@@ -9,7 +9,7 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyGraphError } from './graph-api.js';
+import { classifyGraphError, graphBaseUrl, META_GRAPH_DEFAULT_VERSION } from './graph-api.js';
 import { createHttpClient } from './http-client.js';
 
 const NETWORK = 'Facebook';
@@ -17,9 +17,18 @@ const NETWORK = 'Facebook';
 const classify = (err: unknown): TNetworkFailure =>
   classifyGraphError(err, NETWORK, ['x-business-use-case-usage', 'x-page-usage', 'x-app-usage']);
 
+/**
+ * A page photo's own alt text (`alt_text_custom`) instead of Facebook's generated one; Facebook fetches the
+ * photo from `url` itself. https://developers.facebook.com/docs/graph-api/reference/photo/
+ */
+const altText = (text: string | undefined) => (text ? { alt_text_custom: text } : {});
+
 export function createFacebookConnector(options: TConnectorOptions): TNetworkConnector {
+  // Pages API on the Graph API version in use (v21.0 stops working on January 21, 2027).
+  // https://developers.facebook.com/docs/graph-api/changelog/versions/
+  const version = options.apiVersion ?? META_GRAPH_DEFAULT_VERSION;
   const http: Got = createHttpClient(
-    options.baseUrl ?? 'https://graph.facebook.com/v21.0',
+    graphBaseUrl(options.baseUrl, 'https://graph.facebook.com', version),
     options.timeoutMs,
   );
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
@@ -38,13 +47,21 @@ export function createFacebookConnector(options: TConnectorOptions): TNetworkCon
     }
     const [first] = images;
     if (images.length === 1 && first) {
-      const res = await postTo(account, `${page}/photos`, { url: first.url, caption: input.text });
+      const res = await postTo(account, `${page}/photos`, {
+        url: first.url,
+        caption: input.text,
+        ...altText(first.altText),
+      });
       return res.post_id ?? res.id;
     }
     const attached: { media_fbid: string }[] = [];
     for (const image of images) {
       // Unpublished photos become part of the one feed post below instead of separate posts.
-      const res = await postTo(account, `${page}/photos`, { url: image.url, published: false });
+      const res = await postTo(account, `${page}/photos`, {
+        url: image.url,
+        published: false,
+        ...altText(image.altText),
+      });
       attached.push({ media_fbid: res.id });
     }
     const res = await postTo(account, `${page}/feed`, {

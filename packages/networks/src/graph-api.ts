@@ -1,17 +1,55 @@
+import type { Got } from 'got';
 import { HTTPError } from 'got';
-import type { TNetworkFailure } from './connector.js';
-import { classifyHttpError } from './http-client.js';
+import type { TNetworkFailure, TProcessingWait } from './connector.js';
+import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
+import { waitForProcessing } from './processing-wait.js';
 
-// Error conventions shared by Meta's Graph APIs (Facebook pages, Instagram, Threads).
+// Conventions shared by Meta's Graph APIs (Facebook pages, Instagram, Threads).
 
-/** Graph API throttling codes: they arrive as HTTP 400/403, not only as 429. */
+/**
+ * Facebook and Instagram Graph API version. Each version is served at least two years; v25.0 (February
+ * 2026) until July 29, 2028; v21.0 stops on January 21, 2027.
+ * https://developers.facebook.com/docs/graph-api/changelog/versions/
+ */
+export const META_GRAPH_DEFAULT_VERSION = 'v25.0';
+/** Threads has its own host and versioning; v1.0 is its only version. https://developers.facebook.com/docs/threads */
+export const THREADS_DEFAULT_VERSION = 'v1.0';
+
+/** The versioned base URL: the configured (or real) host, then the version path segment. */
+export function graphBaseUrl(baseUrl: string | undefined, realHost: string, version: string): string {
+  return `${(baseUrl ?? realHost).replace(/\/+$/, '')}/${encodeURIComponent(version)}`;
+}
+
+/**
+ * Throttling codes, answered with HTTP 400/403 as often as 429: 4 (app), 17 (user), 32 (page), 613
+ * (custom), and 80001–80014 (business use case limits per product).
+ * https://developers.facebook.com/docs/graph-api/overview/rate-limiting
+ */
 const RATE_LIMIT_CODES = new Set([4, 17, 32, 613]);
+const isRateLimitCode = (code: number) => RATE_LIMIT_CODES.has(code) || (code >= 80001 && code <= 80014);
+/**
+ * "Not ready yet" answers to a publish: Instagram's 9007/2207027 "Media ID is not available"
+ * (seen in https://github.com/exileum/meta-mcp/issues/138) and
+ * Threads' 24/4279009 "Media Not Found" for a container it has not finished (https://github.com/fbsamples/threads_api/issues/70).
+ * Nothing was published, so these are transient.
+ */
+const NOT_READY = [
+  { code: 9007, subcode: 2207027 },
+  { code: 24, subcode: 4279009 },
+];
 /** Code 190 (OAuthException): an invalid or expired token, even when answered with HTTP 400. */
 const AUTH_CODE = 190;
 
+interface TGraphErrorBody {
+  error?: { code?: number; error_subcode?: number };
+}
+
 export function graphErrorCode(body: unknown): number | undefined {
+  return typeof body === 'object' && body !== null ? (body as TGraphErrorBody).error?.code : undefined;
+}
+function graphErrorSubcode(body: unknown): number | undefined {
   return typeof body === 'object' && body !== null
-    ? (body as { error?: { code?: number } }).error?.code
+    ? (body as TGraphErrorBody).error?.error_subcode
     : undefined;
 }
 
@@ -32,8 +70,9 @@ function regainAccessMs(
 }
 
 /**
- * A Graph API call's failure: the generic HTTP classification, with code 190 as an expired token and the
- * throttling codes as `rate_limited` (waiting as long as the `usageHeaders` say, when they say).
+ * A Graph API call's failure: the generic HTTP classification, with code 190 as an expired token, the
+ * throttling codes as `rate_limited` (waiting as long as the `usageHeaders` say, when they say) and the
+ * "media not ready" codes as `transient`.
  */
 export function classifyGraphError(
   err: unknown,
@@ -45,8 +84,17 @@ export function classifyGraphError(
     isAuthError: (_status, body) => graphErrorCode(body) === AUTH_CODE,
   });
   if (failure.kind !== 'rejected' || !(err instanceof HTTPError)) return failure;
-  const code = graphErrorCode(err.response.body);
-  if (code === undefined || !RATE_LIMIT_CODES.has(code)) return failure;
+  const body = err.response.body;
+  const code = graphErrorCode(body);
+  const subcode = graphErrorSubcode(body);
+  if (NOT_READY.some((n) => n.code === code && n.subcode === subcode)) {
+    return {
+      ...failure,
+      kind: 'transient',
+      message: `${network} had not finished processing the media (code ${code}/${subcode}). It will be retried automatically.`,
+    };
+  }
+  if (code === undefined || !isRateLimitCode(code)) return failure;
   const after = regainAccessMs(err.response.headers, usageHeaders);
   return {
     ...failure,
@@ -54,4 +102,59 @@ export function classifyGraphError(
     ...(after !== undefined ? { retryAfterMs: after } : {}),
     message: `${network} rate limit reached (code ${code}). The post will be retried${after !== undefined ? ` in ${Math.ceil(after / 1000)} s` : ' later'}.`,
   };
+}
+
+/**
+ * Meta asks to query a container's status about once a minute for no more than five minutes.
+ * https://developers.facebook.com/docs/threads/troubleshooting#publishing-does-not-return-a-media-id
+ * https://developers.facebook.com/docs/instagram-platform/content-publishing#troubleshooting
+ */
+export const META_CONTAINER_WAIT = { intervalMs: 60_000, maxWaitMs: 5 * 60_000 };
+
+export interface TContainerStatusSpec {
+  http: Got;
+  headers: Record<string, string>;
+  network: string;
+  /** Instagram: `status_code` (state) and `status` (detail); Threads: `status` and `error_message`. */
+  stateField: 'status_code' | 'status';
+  detailField: 'status' | 'error_message';
+  wait: TProcessingWait | undefined;
+}
+
+/**
+ * Waits until a container is FINISHED: only then may it be published (or used as a carousel item).
+ * ERROR and EXPIRED end the wait as `rejected` with Meta's reason; a status read that fails throws.
+ */
+export async function waitForContainer(
+  spec: TContainerStatusSpec,
+  containerId: string,
+): Promise<TStep<void>> {
+  const fields = `${spec.stateField},${spec.detailField}`;
+  return waitForProcessing(
+    {
+      network: spec.network,
+      what: `the media container ${containerId}`,
+      defaults: META_CONTAINER_WAIT,
+      wait: spec.wait,
+    },
+    async () => {
+      const body = await spec.http
+        .get(encodeURIComponent(containerId), { searchParams: { fields }, headers: spec.headers })
+        .json<Record<string, unknown>>();
+      const state = body[spec.stateField];
+      if (state === 'FINISHED') return { state: 'ready' };
+      if (state === 'ERROR' || state === 'EXPIRED') {
+        const detail = body[spec.detailField];
+        return {
+          state: 'failed',
+          failure: {
+            kind: 'rejected',
+            body: truncateBody(body),
+            message: `${spec.network} could not prepare the media (${state}${typeof detail === 'string' && detail !== state ? `: ${detail}` : ''}). Check the media and retry.`,
+          },
+        };
+      }
+      return { state: 'pending' };
+    },
+  ).then((outcome) => (outcome.ok ? { ok: true, value: undefined } : outcome));
 }

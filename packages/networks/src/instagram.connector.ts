@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -8,20 +7,25 @@ import type {
   TPublishInput,
   TPublishOutcome,
 } from './connector.js';
-import { classifyGraphError } from './graph-api.js';
+import {
+  classifyGraphError,
+  graphBaseUrl,
+  META_GRAPH_DEFAULT_VERSION,
+  type TContainerStatusSpec,
+  waitForContainer,
+} from './graph-api.js';
 import { createHttpClient } from './http-client.js';
 
-/** Instagram API with Instagram Login; point `baseUrl` at graph.facebook.com for Facebook Login tokens. */
-const DEFAULT_BASE_URL = 'https://graph.instagram.com/v23.0';
+/**
+ * Instagram API with Instagram Login (graph.instagram.com); point `baseUrl` at graph.facebook.com for
+ * Facebook Login tokens. https://developers.facebook.com/docs/instagram-platform/content-publishing
+ */
+const REAL_HOST = 'https://graph.instagram.com';
 const NETWORK = 'Instagram';
+/** A carousel holds up to 10 images and videos. https://developers.facebook.com/docs/instagram-platform/content-publishing#carousel-posts */
 const MAX_CAROUSEL_ITEMS = 10;
-
-export interface TInstagramOptions extends TConnectorOptions {
-  /** Pause between container status checks (video processing usually takes tens of seconds). */
-  pollIntervalMs?: number;
-  /** Status checks before giving up on a video container. */
-  maxPolls?: number;
-}
+/** `alt_text` on image containers (added March 2025), at most 1,000 characters. */
+const MAX_ALT_TEXT = 1000;
 
 /** A failure decided by the connector itself, carried out of the multi-step flow. */
 class StepFailure extends Error {
@@ -32,7 +36,7 @@ class StepFailure extends Error {
 
 function classify(error: unknown): TNetworkFailure {
   if (error instanceof StepFailure) return error.failure;
-  return classifyGraphError(error, NETWORK, []);
+  return classifyGraphError(error, NETWORK, ['x-business-use-case-usage', 'x-app-usage']);
 }
 
 /**
@@ -46,13 +50,21 @@ function beforePublish(error: unknown): StepFailure {
 
 type TContainerFields = Record<string, string>;
 
-export function createInstagramConnector(options: TInstagramOptions = {}): TNetworkConnector {
-  const http = createHttpClient(options.baseUrl ?? DEFAULT_BASE_URL, options.timeoutMs);
-  const pollIntervalMs = options.pollIntervalMs ?? 3000;
-  const maxPolls = options.maxPolls ?? 20;
+export function createInstagramConnector(options: TConnectorOptions = {}): TNetworkConnector {
+  const version = options.apiVersion ?? META_GRAPH_DEFAULT_VERSION;
+  const http = createHttpClient(graphBaseUrl(options.baseUrl, REAL_HOST, version), options.timeoutMs);
   // A bearer header keeps the token out of URLs (and so out of proxies' access logs).
   const headers = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
+  const statusSpec = (account: TConnectorAccount): TContainerStatusSpec => ({
+    http,
+    headers: headers(account),
+    network: NETWORK,
+    stateField: 'status_code',
+    detailField: 'status',
+    wait: options.processingWait,
+  });
 
+  /** Creates a container and waits until it is FINISHED: Instagram refuses to use it any earlier. */
   async function createContainer(account: TConnectorAccount, userId: string, fields: TContainerFields) {
     const body = await http
       .post(`${encodeURIComponent(userId)}/media`, { form: fields, headers: headers(account) })
@@ -63,70 +75,47 @@ export function createInstagramConnector(options: TInstagramOptions = {}): TNetw
         message: `${NETWORK} created no media container. Retrying.`,
       });
     }
+    const ready = await waitForContainer(statusSpec(account), body.id);
+    if (!ready.ok) throw new StepFailure(ready.failure);
     return body.id;
   }
 
-  async function waitUntilFinished(account: TConnectorAccount, containerId: string): Promise<void> {
-    for (let attempt = 0; attempt < maxPolls; attempt += 1) {
-      if (attempt > 0) await sleep(pollIntervalMs);
-      const body = await http
-        .get(encodeURIComponent(containerId), {
-          searchParams: { fields: 'status_code,status' },
-          headers: headers(account),
-        })
-        .json<{ status_code?: string; status?: string }>();
-      if (body.status_code === 'FINISHED') return;
-      if (body.status_code === 'ERROR' || body.status_code === 'EXPIRED') {
-        throw new StepFailure({
-          kind: 'rejected',
-          body: JSON.stringify(body).slice(0, 500),
-          message: `${NETWORK} could not process the video (${body.status ?? body.status_code}). Check the video format and retry.`,
-        });
-      }
-    }
-    throw new StepFailure({
-      kind: 'transient',
-      message: `${NETWORK} was still processing the video after ${maxPolls} checks. It will be retried automatically.`,
-    });
-  }
+  const altText = (text: string | undefined): TContainerFields =>
+    text ? { alt_text: text.slice(0, MAX_ALT_TEXT) } : {};
 
   /** Builds the container to publish: one image, one reel, or a carousel of up to ten items. */
   async function prepare(account: TConnectorAccount, userId: string, text: string, media: TMedia) {
     const items = [
-      ...media.images.map((image) => ({ kind: 'image' as const, url: image.url })),
-      ...(media.video ? [{ kind: 'video' as const, url: media.video.url }] : []),
+      ...media.images.map((image) => ({ kind: 'image' as const, url: image.url, alt: image.altText })),
+      ...(media.video ? [{ kind: 'video' as const, url: media.video.url, alt: undefined }] : []),
     ];
     const caption: TContainerFields = text ? { caption: text } : {};
     const only = items.length === 1 ? items[0] : undefined;
-    if (only?.kind === 'image') return createContainer(account, userId, { image_url: only.url, ...caption });
+    if (only?.kind === 'image') {
+      return createContainer(account, userId, { image_url: only.url, ...altText(only.alt), ...caption });
+    }
     if (only?.kind === 'video') {
       const thumbnail = media.video?.thumbnailUrl;
-      const id = await createContainer(account, userId, {
+      return createContainer(account, userId, {
         media_type: 'REELS',
         video_url: only.url,
         ...(thumbnail ? { cover_url: thumbnail } : {}),
         ...caption,
       });
-      await waitUntilFinished(account, id);
-      return id;
     }
     const children: string[] = [];
     for (const item of items) {
       const fields: TContainerFields =
         item.kind === 'image'
-          ? { image_url: item.url, is_carousel_item: 'true' }
+          ? { image_url: item.url, is_carousel_item: 'true', ...altText(item.alt) }
           : { media_type: 'VIDEO', video_url: item.url, is_carousel_item: 'true' };
-      const id = await createContainer(account, userId, fields);
-      if (item.kind === 'video') await waitUntilFinished(account, id);
-      children.push(id);
+      children.push(await createContainer(account, userId, fields));
     }
-    const parent = await createContainer(account, userId, {
+    return createContainer(account, userId, {
       media_type: 'CAROUSEL',
       children: children.join(','),
       ...caption,
     });
-    if (media.video) await waitUntilFinished(account, parent);
-    return parent;
   }
 
   /** The permalink holds a shortcode the media id cannot be turned into, so it has to be asked for. */
@@ -198,6 +187,6 @@ export function createInstagramConnector(options: TInstagramOptions = {}): TNetw
         return { ok: false, failure: classify(error) };
       }
     },
-    // No delete: the Instagram Graph API cannot delete published media.
+    // No delete: the Instagram API cannot delete published media.
   };
 }

@@ -8,10 +8,20 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
+import { createLinkedInMedia } from './linkedin-media.js';
+import { createMediaFetcher } from './media-fetch.js';
 
 const NETWORK = 'LinkedIn';
-const API_VERSION = '202411';
+/**
+ * Every versioned call needs `LinkedIn-Version: YYYYMM`; a version is served for at least one year after
+ * release, then answers 426 NONEXISTENT_VERSION. 202607 is served until about July 2027.
+ * https://learn.microsoft.com/en-us/linkedin/marketing/versioning
+ * https://learn.microsoft.com/en-us/linkedin/marketing/integrations/migrations (sunset dates)
+ */
+export const LINKEDIN_DEFAULT_API_VERSION = '202607';
+/** A multi-image post holds 2 to 20 images (Posts API, MultiImage content). */
+export const LINKEDIN_MAX_IMAGES = 20;
 
 /** LinkedIn's "little text" format treats these as markup; unescaped, they cut or garble the post. */
 function escapeLittleText(text: string): string {
@@ -23,13 +33,34 @@ function restliId(headers: Record<string, string | string[] | undefined>): strin
   return Array.isArray(raw) ? raw[0] : raw;
 }
 
+const rejected = (message: string): TPublishOutcome => ({
+  ok: false,
+  failure: { kind: 'rejected', message },
+});
+
+/**
+ * LinkedIn through the versioned REST APIs (https://api.linkedin.com/rest/): the Posts API for posts,
+ * the Images and Videos APIs for media, the Comments API for later thread segments.
+ * https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api
+ */
 export function createLinkedInConnector(options: TConnectorOptions): TNetworkConnector {
-  const http = createHttpClient(options.baseUrl ?? 'https://api.linkedin.com', options.timeoutMs);
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const http = createHttpClient(options.baseUrl ?? 'https://api.linkedin.com', timeoutMs);
+  const version = options.apiVersion ?? LINKEDIN_DEFAULT_API_VERSION;
   const classify = (err: unknown) => classifyHttpError(err, { network: NETWORK });
+  // Both headers are required on every call: X-Restli-Protocol-Version selects Rest.li 2.0 (encoded URNs
+  // in paths). https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/protocol-version
   const headers = (account: TConnectorAccount) => ({
     authorization: `Bearer ${account.token}`,
-    'linkedin-version': API_VERSION,
+    'linkedin-version': version,
     'x-restli-protocol-version': '2.0.0',
+  });
+  const media = createLinkedInMedia({
+    http,
+    headers,
+    timeoutMs,
+    fetchMedia: options.fetchMedia ?? createMediaFetcher({ timeoutMs }),
+    processingWait: options.processingWait,
   });
 
   async function comment(input: TPublishInput, author: string, parent: TRemoteRef): Promise<TPublishOutcome> {
@@ -49,6 +80,32 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
     };
   }
 
+  /** Uploads the post's media and returns the Posts API `content` for it (none for a text post). */
+  async function content(
+    input: TPublishInput,
+    author: string,
+  ): Promise<TStep<Record<string, unknown> | null>> {
+    const images = input.media?.images ?? [];
+    const video = input.media?.video;
+    if (video) {
+      const uploaded = await media.uploadVideo(input.account, author, video.url);
+      return uploaded.ok ? { ok: true, value: { media: { id: uploaded.value } } } : uploaded;
+    }
+    if (images.length === 0) return { ok: true, value: null };
+    const refs: { id: string; altText?: string }[] = [];
+    for (const image of images) {
+      const uploaded = await media.uploadImage(input.account, author, image.url);
+      if (!uploaded.ok) return uploaded;
+      // altText: up to 4086 characters, shown to screen readers (Posts API, Media / MultiImage content).
+      refs.push({ id: uploaded.value, ...(image.altText ? { altText: image.altText.slice(0, 4086) } : {}) });
+    }
+    const [only] = refs;
+    return {
+      ok: true,
+      value: refs.length === 1 && only ? { media: only } : { multiImage: { images: refs } },
+    };
+  }
+
   return {
     platform: 'linkedin',
 
@@ -56,27 +113,33 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
       const { account } = input;
       const author = account.externalId;
       if (!author?.startsWith('urn:li:')) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'rejected',
-            message: `The ${NETWORK} account ${account.accountName} has no author URN (urn:li:person:… or urn:li:organization:…). Reconnect it with its URN.`,
-          },
-        };
+        return rejected(
+          `The ${NETWORK} account ${account.accountName} has no author URN (urn:li:person:… or urn:li:organization:…). Reconnect it with its URN.`,
+        );
       }
-      if (input.media && (input.media.images.length > 0 || input.media.video)) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'rejected',
-            message: `Media upload is not supported for ${NETWORK} yet (it needs the Images/Videos upload API). Post without media.`,
-          },
-        };
+      const images = input.media?.images ?? [];
+      const video = input.media?.video ?? null;
+      const parent = input.root ?? input.replyTo;
+      if (parent && (images.length > 0 || video)) {
+        return rejected(
+          `${NETWORK} thread segments are comments, which this service posts as text only. Put the media on the first segment.`,
+        );
+      }
+      if (video && images.length > 0) {
+        return rejected(
+          `A ${NETWORK} post holds either images or one video, not both. Split the media and retry.`,
+        );
+      }
+      if (images.length > LINKEDIN_MAX_IMAGES) {
+        return rejected(
+          `A ${NETWORK} post holds at most ${LINKEDIN_MAX_IMAGES} images (got ${images.length}). Remove some and retry.`,
+        );
       }
       try {
         // Later segments are comments under the main post (LinkedIn's thread style), not new posts.
-        const parent = input.root ?? input.replyTo;
         if (parent) return await comment(input, author, parent);
+        const attached = await content(input, author);
+        if (!attached.ok) return attached;
         const res = await http.post('rest/posts', {
           headers: headers(account),
           json: {
@@ -88,6 +151,7 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
               targetEntities: [],
               thirdPartyDistributionChannels: [],
             },
+            ...(attached.value ? { content: attached.value } : {}),
             lifecycleState: 'PUBLISHED',
             isReshareDisabledByAuthor: false,
           },

@@ -9,55 +9,83 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyGraphError } from './graph-api.js';
+import {
+  classifyGraphError,
+  graphBaseUrl,
+  type TContainerStatusSpec,
+  THREADS_DEFAULT_VERSION,
+  waitForContainer,
+} from './graph-api.js';
 import { createHttpClient } from './http-client.js';
 
 const NETWORK = 'Threads';
+/**
+ * A carousel holds 2 to 20 images and videos; `alt_text` (up to 1,000 characters) goes on IMAGE and VIDEO
+ * containers. https://developers.facebook.com/docs/threads/posts#carousel-posts
+ */
+export const THREADS_MAX_CAROUSEL_ITEMS = 20;
+const MAX_ALT_TEXT = 1000;
 const classify = (err: unknown): TNetworkFailure =>
   classifyGraphError(err, NETWORK, ['x-business-use-case-usage', 'x-app-usage']);
 
+/** A failure decided by the connector (a container that ended in ERROR/EXPIRED, a wait that ran out). */
+class StepFailure extends Error {
+  constructor(readonly failure: TNetworkFailure) {
+    super(failure.message);
+  }
+}
+
 export function createThreadsConnector(options: TConnectorOptions): TNetworkConnector {
-  const http: Got = createHttpClient(options.baseUrl ?? 'https://graph.threads.net/v1.0', options.timeoutMs);
+  const version = options.apiVersion ?? THREADS_DEFAULT_VERSION;
+  const http: Got = createHttpClient(
+    graphBaseUrl(options.baseUrl, 'https://graph.threads.net', version),
+    options.timeoutMs,
+  );
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
   const userOf = (account: TConnectorAccount) => encodeURIComponent(account.externalId ?? 'me');
+  const statusSpec = (account: TConnectorAccount): TContainerStatusSpec => ({
+    http,
+    headers: auth(account),
+    network: NETWORK,
+    stateField: 'status',
+    detailField: 'error_message',
+    wait: options.processingWait,
+  });
 
+  /**
+   * Creates a container and waits until it is FINISHED: Threads answers 24/4279009 to a publish (or a
+   * carousel) that uses it earlier. https://developers.facebook.com/docs/threads/troubleshooting
+   */
   async function container(account: TConnectorAccount, params: Record<string, unknown>): Promise<string> {
     const res = await http
       .post(`${userOf(account)}/threads`, { headers: auth(account), json: params })
       .json<{ id: string }>();
+    const ready = await waitForContainer(statusSpec(account), res.id);
+    if (!ready.ok) throw new StepFailure(ready.failure);
     return res.id;
   }
 
-  /** Builds the container to publish: text, one image, one video, or a carousel of images. */
+  const altText = (text: string | undefined) => (text ? { alt_text: text.slice(0, MAX_ALT_TEXT) } : {});
+
+  /** Builds the container to publish: text, one image, one video, or a carousel of images and a video. */
   async function mainContainer(input: TPublishInput): Promise<string> {
     const { account } = input;
     const base: Record<string, unknown> = { text: input.text };
     if (input.replyTo) base.reply_to_id = input.replyTo.remoteId;
-    const images = input.media?.images ?? [];
-    const video = input.media?.video;
     // Threads downloads media from the given public URLs itself.
-    if (video) return container(account, { ...base, media_type: 'VIDEO', video_url: video.url });
-    const [first] = images;
-    if (images.length === 1 && first) {
-      return container(account, {
-        ...base,
+    const items = [
+      ...(input.media?.images ?? []).map((image) => ({
         media_type: 'IMAGE',
-        image_url: first.url,
-        ...(first.altText ? { alt_text: first.altText } : {}),
-      });
-    }
-    if (images.length > 1) {
+        image_url: image.url,
+        ...altText(image.altText),
+      })),
+      ...(input.media?.video ? [{ media_type: 'VIDEO', video_url: input.media.video.url }] : []),
+    ];
+    const [only] = items;
+    if (items.length === 1 && only) return container(account, { ...base, ...only });
+    if (items.length > 1) {
       const children: string[] = [];
-      for (const image of images) {
-        children.push(
-          await container(account, {
-            media_type: 'IMAGE',
-            image_url: image.url,
-            is_carousel_item: true,
-            ...(image.altText ? { alt_text: image.altText } : {}),
-          }),
-        );
-      }
+      for (const item of items) children.push(await container(account, { ...item, is_carousel_item: true }));
       return container(account, { ...base, media_type: 'CAROUSEL', children: children.join(',') });
     }
     return container(account, { ...base, media_type: 'TEXT' });
@@ -68,9 +96,27 @@ export function createThreadsConnector(options: TConnectorOptions): TNetworkConn
 
     async publish(input: TPublishInput): Promise<TPublishOutcome> {
       const { account } = input;
+      const count = (input.media?.images.length ?? 0) + (input.media?.video ? 1 : 0);
+      if (count > THREADS_MAX_CAROUSEL_ITEMS) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'rejected',
+            message: `A ${NETWORK} carousel holds at most ${THREADS_MAX_CAROUSEL_ITEMS} items (got ${count}). Remove some media and retry.`,
+          },
+        };
+      }
       let id: string;
+      let creationId: string;
       try {
-        const creationId = await mainContainer(input);
+        creationId = await mainContainer(input);
+      } catch (err) {
+        if (err instanceof StepFailure) return { ok: false, failure: err.failure };
+        // Containers stay private until threads_publish: a timeout before it cannot have posted anything.
+        const { outcomeUnknown: _ignored, ...failure } = classify(err);
+        return { ok: false, failure };
+      }
+      try {
         const published = await http
           .post(`${userOf(account)}/threads_publish`, {
             headers: auth(account),

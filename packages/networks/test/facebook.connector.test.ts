@@ -31,7 +31,7 @@ describe('Facebook connector', () => {
     const outcome = await connector.publish(input('hello page'));
     if (!outcome.ok) throw new Error(outcome.failure.message);
     const request = running.sim.requests[0];
-    expect(request?.path).toBe('/facebook/1122334455/feed');
+    expect(request?.path).toBe('/facebook/v25.0/1122334455/feed');
     expect(request?.headers.authorization).toBe('Bearer fb-page-token');
     expect(request?.body).toEqual({ message: 'hello page' });
     expect(outcome.remoteId).toMatch(/^1122334455_\d+$/);
@@ -77,6 +77,60 @@ describe('Facebook connector', () => {
     const feed = running.sim.requests.find((r) => r.path.endsWith('/feed'));
     expect((feed?.body as { attached_media?: unknown[] } | undefined)?.attached_media).toHaveLength(2);
     expect(running.sim.postsOf('facebook')).toHaveLength(1);
+  });
+
+  it('sends each photo its alt text (alt_text_custom)', async () => {
+    const single = await connector.publish(
+      input('pic', {
+        media: { images: [{ url: 'https://cdn.example/a.png', altText: 'a fox' }], video: null },
+      }),
+    );
+    if (!single.ok) throw new Error(single.failure.message);
+    expect(running.sim.requests[0]?.body).toEqual({
+      url: 'https://cdn.example/a.png',
+      caption: 'pic',
+      alt_text_custom: 'a fox',
+    });
+    const images = [
+      { url: 'https://cdn.example/a.png', altText: 'one' },
+      { url: 'https://cdn.example/b.png' },
+    ];
+    const multi = await connector.publish(input('pics', { media: { images, video: null } }));
+    if (!multi.ok) throw new Error(multi.failure.message);
+    const photos = running.sim.requests.filter((r) => r.path.endsWith('/photos')).slice(1);
+    expect(photos.map((r) => r.body)).toEqual([
+      { url: 'https://cdn.example/a.png', published: false, alt_text_custom: 'one' },
+      { url: 'https://cdn.example/b.png', published: false },
+    ]);
+  });
+
+  it('posts a video by URL (Facebook fetches it)', async () => {
+    const outcome = await connector.publish(
+      input('clip', { media: { images: [], video: { url: 'https://cdn.example/v.mp4' } } }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(running.sim.requests[0]?.path).toBe('/facebook/v25.0/1122334455/videos');
+    expect(running.sim.requests[0]?.body).toEqual({
+      file_url: 'https://cdn.example/v.mp4',
+      description: 'clip',
+    });
+    expect(running.sim.getPost('facebook', outcome.remoteId)?.media).toEqual({
+      video: 'https://cdn.example/v.mp4',
+    });
+  });
+
+  it('refuses an expired Graph API version (code 2635) as rejected, not retried', async () => {
+    const outdated = createFacebookConnector({ baseUrl: running.baseUrls.facebook, apiVersion: 'v20.0' });
+    const outcome = await outdated.publish(input('old'));
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'rejected', status: 400 });
+    expect(outcome.ok ? null : JSON.parse(outcome.failure.body ?? '{}')).toMatchObject({
+      error: { code: 2635, message: expect.stringContaining('deprecated version of the Graph API (v20.0)') },
+    });
+    const current = await createFacebookConnector({
+      baseUrl: running.baseUrls.facebook,
+      apiVersion: 'v26.0',
+    }).publish(input('new'));
+    expect(current.ok).toBe(true);
   });
 
   it('maps Graph code 190 (HTTP 400) to auth_expired with a reconnect hint', async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
+import got, { HTTPError } from 'got';
 import type { TConnectorAccount, TMedia, TNetworkConnector, TPublishInput } from '../src/connector.js';
+import { classifyGraphError } from '../src/graph-api.js';
 import { createInstagramConnector } from '../src/instagram.connector.js';
 
 const account: TConnectorAccount = {
@@ -29,23 +31,26 @@ beforeAll(async () => {
   connector = createInstagramConnector({
     baseUrl: running.baseUrls.instagram,
     timeoutMs: 2000,
-    pollIntervalMs: 5,
+    processingWait: { intervalMs: 5, maxWaitMs: 500 },
   });
 });
 afterAll(() => running.close());
 beforeEach(() => running.sim.reset());
 
+const V = 'v25.0';
 const paths = () => running.sim.requests.map((r) => `${r.method} ${r.path.replace(/\?.*$/, '')}`);
 
 describe('Instagram connector', () => {
   it('publishes a single image: container, media_publish, permalink', async () => {
     const outcome = await connector.publish(input('sunset'));
     if (!outcome.ok) throw new Error(outcome.failure.message);
-    const [create, publish] = running.sim.requests;
-    expect(create?.path).toBe(`/instagram/${account.externalId}/media`);
+    const [create, status, publish] = running.sim.requests;
+    expect(create?.path).toBe(`/instagram/${V}/${account.externalId}/media`);
     expect(create?.headers.authorization).toBe('Bearer ig-token');
     expect(create?.body).toEqual({ image_url: 'https://cdn.example/img-0.jpg', caption: 'sunset' });
-    expect(publish?.path).toBe(`/instagram/${account.externalId}/media_publish`);
+    // Published only once the container is FINISHED.
+    expect(status?.path).toMatch(new RegExp(`^/instagram/${V}/\\d+\\?fields=status_code%2Cstatus$`));
+    expect(publish?.path).toBe(`/instagram/${V}/${account.externalId}/media_publish`);
     expect(publish?.body).toEqual({ creation_id: expect.any(String) });
     expect(outcome.url).toMatch(/^https:\/\/www\.instagram\.com\/p\/Sim\w+\/$/);
     expect(running.sim.postsOf('instagram')).toEqual([
@@ -102,20 +107,21 @@ describe('Instagram connector', () => {
     const media: TMedia = { images: [], video: { url: 'https://cdn.example/fail-processing.mp4' } };
     const outcome = await connector.publish(input('bad video', media));
     expect(outcome.ok ? null : outcome.failure.kind).toBe('rejected');
-    expect(paths()).not.toContain(`POST /instagram/${account.externalId}/media_publish`);
+    expect(outcome.ok ? null : outcome.failure.message).toContain('ERROR');
+    expect(paths()).not.toContain(`POST /instagram/${V}/${account.externalId}/media_publish`);
   });
 
-  it('gives up polling after maxPolls as transient', async () => {
+  it('gives up waiting for the container as transient, without publishing', async () => {
     const impatient = createInstagramConnector({
       baseUrl: running.baseUrls.instagram,
-      pollIntervalMs: 1,
-      maxPolls: 1,
+      processingWait: { intervalMs: 1, maxWaitMs: 0 },
     });
     const outcome = await impatient.publish(
       input('slow', { images: [], video: { url: 'https://cdn.example/v.mp4' } }),
     );
     expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'transient' });
     expect(outcome.ok ? null : outcome.failure.outcomeUnknown).toBeFalsy();
+    expect(paths()).not.toContain(`POST /instagram/${V}/${account.externalId}/media_publish`);
   });
 
   it('maps Graph error code 190 to auth_expired', async () => {
@@ -161,6 +167,86 @@ describe('Instagram connector', () => {
     expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'transient' });
     expect(outcome.ok ? null : outcome.failure.outcomeUnknown).toBeUndefined();
     expect(running.sim.postsOf('instagram')).toHaveLength(0);
+  });
+
+  it('sends alt text on image containers, carousel items included', async () => {
+    const media: TMedia = {
+      images: [{ url: 'https://cdn.example/a.jpg', altText: 'a dog' }, { url: 'https://cdn.example/b.jpg' }],
+      video: null,
+    };
+    const outcome = await connector.publish(input('alt', media));
+    expect(outcome.ok).toBe(true);
+    const creates = running.sim.requests.filter((r) => r.path.endsWith('/media'));
+    expect(creates[0]?.body).toEqual({
+      image_url: 'https://cdn.example/a.jpg',
+      is_carousel_item: 'true',
+      alt_text: 'a dog',
+    });
+    const single = await connector.publish(
+      input('one', { images: [{ url: 'https://cdn.example/c.jpg', altText: 'c' }], video: null }),
+    );
+    expect(single.ok).toBe(true);
+    expect(running.sim.requests.filter((r) => r.path.endsWith('/media')).at(-1)?.body).toMatchObject({
+      alt_text: 'c',
+    });
+  });
+
+  it('refuses an expired Graph API version (code 2635); the connector does not retry it', async () => {
+    const outdated = createInstagramConnector({ baseUrl: running.baseUrls.instagram, apiVersion: 'v20.0' });
+    const outcome = await outdated.publish(input('old'));
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'rejected', status: 400 });
+    expect(outcome.ok ? null : outcome.failure.body).toContain('"code":2635');
+    expect(running.sim.postsOf('instagram')).toHaveLength(0);
+  });
+
+  it('refuses to publish a container that is not FINISHED (9007/2207027), classified transient', async () => {
+    const api = got.extend({
+      prefixUrl: `${running.baseUrls.instagram}/${V}`,
+      headers: { authorization: 'Bearer ig-token' },
+      retry: { limit: 0 },
+      responseType: 'json',
+    });
+    const { id } = await api
+      .post(`${account.externalId}/media`, {
+        form: { media_type: 'REELS', video_url: 'https://cdn.example/v.mp4' },
+      })
+      .json<{ id: string }>();
+    const error = await api.post(`${account.externalId}/media_publish`, { form: { creation_id: id } }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(HTTPError);
+    const body = (error as HTTPError).response.body as { error: unknown };
+    expect(body.error).toMatchObject({
+      code: 9007,
+      error_subcode: 2207027,
+      message: 'Media ID is not available',
+    });
+    expect(classifyGraphError(error, 'Instagram', []).kind).toBe('transient');
+    expect(running.sim.postsOf('instagram')).toHaveLength(0);
+  });
+
+  it('refuses a carousel of more than ten items', async () => {
+    const api = got.extend({
+      prefixUrl: `${running.baseUrls.instagram}/${V}`,
+      headers: { authorization: 'Bearer ig-token' },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 11; i += 1) {
+      const { id } = await api
+        .post(`${account.externalId}/media`, {
+          form: { image_url: `https://cdn.example/${i}.jpg`, is_carousel_item: 'true' },
+        })
+        .json<{ id: string }>();
+      ids.push(id);
+    }
+    const res = await api.post(`${account.externalId}/media`, {
+      form: { media_type: 'CAROUSEL', children: ids.join(',') },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body).error).toMatchObject({ code: 100 });
   });
 
   it('has no delete (the Graph API cannot delete media)', () => {

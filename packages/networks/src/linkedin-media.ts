@@ -1,0 +1,207 @@
+import got, { type Got } from 'got';
+import type { TConnectorAccount, TNetworkFailure, TProcessingWait } from './connector.js';
+import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
+import type { TFetchMedia } from './media-fetch.js';
+import { type TProcessingCheck, waitForProcessing } from './processing-wait.js';
+
+const NETWORK = 'LinkedIn';
+
+/**
+ * Images API: JPG, PNG or GIF, under 36,152,320 pixels; posts take images up to 5 MB.
+ * https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/images-api
+ * https://www.ayrshare.com/docs/media-guidelines/linkedin (5 MB image, 500 MB video)
+ */
+export const LINKEDIN_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif']);
+/**
+ * Videos API: MP4, 75 KB to 500 MB, uploaded in the parts `initializeUpload` lists (4 MB each).
+ * https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/videos-api
+ */
+export const LINKEDIN_MAX_VIDEO_BYTES = 500 * 1024 * 1024;
+/** 500 MB in 4 MB parts is 125; more instructions than that is not a plan we follow. */
+const MAX_UPLOAD_PARTS = 200;
+
+/**
+ * LinkedIn documents no polling cadence; images are usually AVAILABLE within seconds, videos within
+ * minutes. These bounds keep a publish from waiting forever; running out is transient (retried).
+ */
+const IMAGE_WAIT = { intervalMs: 2_000, maxWaitMs: 60_000 };
+const VIDEO_WAIT = { intervalMs: 10_000, maxWaitMs: 10 * 60_000 };
+
+type TAssetStatus = 'WAITING_UPLOAD' | 'PROCESSING' | 'AVAILABLE' | 'PROCESSING_FAILED' | string;
+
+interface TInitImage {
+  value?: { uploadUrl?: string; image?: string };
+}
+interface TInitVideo {
+  value?: {
+    video?: string;
+    uploadToken?: string;
+    uploadInstructions?: { uploadUrl?: string; firstByte?: number; lastByte?: number }[];
+  };
+}
+
+export interface TLinkedInMediaDeps {
+  http: Got;
+  headers: (account: TConnectorAccount) => Record<string, string>;
+  timeoutMs: number;
+  fetchMedia: TFetchMedia;
+  processingWait: TProcessingWait | undefined;
+}
+
+const fail = (failure: TNetworkFailure): { ok: false; failure: TNetworkFailure } => ({ ok: false, failure });
+const transient = (message: string) => fail({ kind: 'transient', message });
+
+/** Uploads through the Images and Videos APIs; each returns the URN a post references once AVAILABLE. */
+export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
+  const { http, headers } = deps;
+  // An upload creates no post: a timeout here cannot have published anything, so it is plainly retryable.
+  const classify = (err: unknown) => {
+    const { outcomeUnknown: _ignored, ...failure } = classifyHttpError(err, { network: NETWORK });
+    return failure;
+  };
+
+  /** The upload URL is LinkedIn's own (upload host), given by `initializeUpload`: bytes go there with the token. */
+  async function put(account: TConnectorAccount, url: string, bytes: Buffer, type: string) {
+    return got.put(url, {
+      body: bytes,
+      headers: { authorization: `Bearer ${account.token}`, 'content-type': type },
+      timeout: { request: Math.max(deps.timeoutMs, 60_000) },
+      retry: { limit: 0 },
+      followRedirect: false,
+    });
+  }
+
+  function statusCheck(account: TConnectorAccount, path: string, what: string) {
+    return async (): Promise<TProcessingCheck> => {
+      const body = await http
+        .get(path, { headers: headers(account) })
+        .json<{ status?: TAssetStatus; processingFailureReason?: string }>();
+      if (body.status === 'AVAILABLE') return { state: 'ready' };
+      if (body.status === 'PROCESSING_FAILED') {
+        return {
+          state: 'failed',
+          failure: {
+            kind: 'rejected',
+            body: truncateBody(body),
+            message: `${NETWORK} could not process ${what}${body.processingFailureReason ? ` (${body.processingFailureReason})` : ''}. Check the file and retry.`,
+          },
+        };
+      }
+      return { state: 'pending' };
+    };
+  }
+
+  async function uploadImage(account: TConnectorAccount, owner: string, url: string): Promise<TStep<string>> {
+    const fetched = await deps.fetchMedia({
+      url,
+      kind: 'image',
+      network: NETWORK,
+      maxBytes: LINKEDIN_MAX_IMAGE_BYTES,
+    });
+    if (!fetched.ok) return fetched;
+    const { bytes, type } = fetched.value;
+    if (!IMAGE_TYPES.has(type)) {
+      return fail({
+        kind: 'rejected',
+        message: `${NETWORK} takes JPG, PNG or GIF images; ${url} is ${type}.`,
+      });
+    }
+    try {
+      // https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/images-api#initialize-image-upload
+      const init = await http
+        .post('rest/images', {
+          searchParams: { action: 'initializeUpload' },
+          headers: headers(account),
+          json: { initializeUploadRequest: { owner } },
+        })
+        .json<TInitImage>();
+      const image = init.value?.image;
+      const uploadUrl = init.value?.uploadUrl;
+      if (!image || !uploadUrl) return transient(`${NETWORK} gave no upload URL for an image. Retrying.`);
+      await put(account, uploadUrl, bytes, type);
+      // A post may only reference the image once it is AVAILABLE.
+      const ready = await waitForProcessing(
+        { network: NETWORK, what: 'an image', defaults: IMAGE_WAIT, wait: deps.processingWait },
+        statusCheck(account, `rest/images/${encodeURIComponent(image)}`, `the image ${url}`),
+      );
+      return ready.ok ? { ok: true, value: image } : ready;
+    } catch (err) {
+      return fail(classify(err));
+    }
+  }
+
+  async function uploadVideo(account: TConnectorAccount, owner: string, url: string): Promise<TStep<string>> {
+    const fetched = await deps.fetchMedia({
+      url,
+      kind: 'video',
+      network: NETWORK,
+      maxBytes: LINKEDIN_MAX_VIDEO_BYTES,
+    });
+    if (!fetched.ok) return fetched;
+    const { bytes, type } = fetched.value;
+    if (type !== 'video/mp4') {
+      return fail({ kind: 'rejected', message: `${NETWORK} takes MP4 videos; ${url} is ${type}.` });
+    }
+    try {
+      // https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/videos-api#initialize-video-upload
+      const init = await http
+        .post('rest/videos', {
+          searchParams: { action: 'initializeUpload' },
+          headers: headers(account),
+          json: {
+            initializeUploadRequest: {
+              owner,
+              fileSizeBytes: bytes.length,
+              uploadCaptions: false,
+              uploadThumbnail: false,
+            },
+          },
+        })
+        .json<TInitVideo>();
+      const video = init.value?.video;
+      const parts = init.value?.uploadInstructions ?? [];
+      if (!video || parts.length === 0 || parts.length > MAX_UPLOAD_PARTS) {
+        return transient(`${NETWORK} gave no usable upload plan for the video. Retrying.`);
+      }
+      const etags: string[] = [];
+      for (const part of parts) {
+        const first = part.firstByte ?? 0;
+        const last = part.lastByte ?? bytes.length - 1;
+        if (!part.uploadUrl || first < 0 || last < first || last >= bytes.length) {
+          return transient(`${NETWORK} gave an upload part outside the video's bytes. Retrying.`);
+        }
+        const res = await put(
+          account,
+          part.uploadUrl,
+          bytes.subarray(first, last + 1),
+          'application/octet-stream',
+        );
+        const etag = res.headers.etag;
+        if (!etag) return transient(`${NETWORK} did not acknowledge a video part (no ETag). Retrying.`);
+        etags.push(etag);
+      }
+      // The part ETags, in order, prove every byte arrived. #finalize-video-upload
+      await http.post('rest/videos', {
+        searchParams: { action: 'finalizeUpload' },
+        headers: headers(account),
+        json: {
+          finalizeUploadRequest: {
+            video,
+            uploadToken: init.value?.uploadToken ?? '',
+            uploadedPartIds: etags,
+          },
+        },
+      });
+      const ready = await waitForProcessing(
+        { network: NETWORK, what: 'the video', defaults: VIDEO_WAIT, wait: deps.processingWait },
+        statusCheck(account, `rest/videos/${encodeURIComponent(video)}`, `the video ${url}`),
+      );
+      return ready.ok ? { ok: true, value: video } : ready;
+    } catch (err) {
+      return fail(classify(err));
+    }
+  }
+
+  return { uploadImage, uploadVideo };
+}
