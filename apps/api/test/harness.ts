@@ -125,6 +125,8 @@ export async function startTestApi(
       connectors: createConnectors({
         baseUrls: env.networkBaseUrls,
         timeoutMs: opts.networkTimeoutMs ?? 2000,
+        // The simulator finishes media processing at once; production waits the networks' documented cadence.
+        processingWait: { intervalMs: 10, maxWaitMs: 2000 },
       }),
       logger,
       encryptionKey: env.encryptionKey,
