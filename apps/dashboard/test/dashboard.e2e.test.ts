@@ -100,15 +100,18 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     const nav = page.getByRole('navigation', { name: 'Main' });
     await nav.waitFor({ timeout: 5000 }).catch(async () => {
-      throw new Error(`not signed in: ${await page.locator('body').innerText()}`);
+      throw new Error(`not signed in: ${await page.locator('body').textContent()}`);
     });
     for (const name of ['Posts', 'Accounts', 'API keys', 'Webhooks', 'Queue']) {
       await expect(nav.getByRole('link', { name }).count()).resolves.toBe(1);
     }
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('button', { name: 'Sign in' }).waitFor({ timeout: 5000 }).catch(async () => {
-      throw new Error(`not signed out: ${await page.locator('body').innerText()}`);
-    });
+    await page
+      .getByRole('button', { name: 'Sign in' })
+      .waitFor({ timeout: 5000 })
+      .catch(async () => {
+        throw new Error(`not signed out: ${await page.locator('body').textContent()}`);
+      });
     // The cookie is gone server-side too: a reload does not sign back in.
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
