@@ -124,6 +124,8 @@ export async function startTestApi(
       queuePrefix: env.QUEUE_PREFIX,
       connectors: createConnectors({
         baseUrls: env.networkBaseUrls,
+        // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
+        media: { allowPrivate: true, timeoutMs: 5_000, videoTimeoutMs: 10_000 },
         timeoutMs: opts.networkTimeoutMs ?? 2000,
       }),
       logger,

@@ -23,7 +23,15 @@ const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 const connection = createWorkerConnection(env.REDIS_URL);
 connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 const queues = createQueues(connection, env.QUEUE_PREFIX);
-const connectors = createConnectors({ baseUrls: env.networkBaseUrls, timeoutMs: env.NETWORK_TIMEOUT });
+const connectors = createConnectors({
+  baseUrls: env.networkBaseUrls,
+  timeoutMs: env.NETWORK_TIMEOUT,
+  media: {
+    allowPrivate: env.MEDIA_ALLOW_PRIVATE_URLS,
+    timeoutMs: env.MEDIA_DOWNLOAD_TIMEOUT,
+    videoTimeoutMs: env.MEDIA_VIDEO_DOWNLOAD_TIMEOUT,
+  },
+});
 const metrics = createPublisherMetrics(queues);
 
 const publisher = await createPublisher({
