@@ -37,14 +37,14 @@ export const NETWORK_MEDIA_RULES: Record<TPlatform, TMediaRule> = {
     gifAlone: true,
     docs: 'https://docs.x.com/x-api/media/quickstart/best-practices',
   },
-  // app.bsky.embed.images: maxLength 4, blob accept image/*, maxSize 1,000,000; app.bsky.embed.video: one
-  // video (mp4, per the video tutorial).
+  // app.bsky.embed.images: maxLength 4, blob accept image/*, maxSize 1,000,000. One video per post, as
+  // .mp4, .mpeg, .webm or .mov (https://bsky.social/about/blog/09-11-2024-video).
   bluesky: {
     requires: 'nothing',
     maxImages: 4,
     allowsVideo: true,
     imageExtensions: null,
-    videoExtensions: ['mp4'],
+    videoExtensions: ['mp4', 'mpeg', 'webm', 'mov'],
     gifAlone: false,
     docs: 'https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/embed/images.json',
   },
