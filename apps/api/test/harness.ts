@@ -62,6 +62,8 @@ export interface TTestApiOptions {
   };
   backoffBaseMs?: number;
   networkTimeoutMs?: number;
+  /** MEDIA_ALLOW_PRIVATE_URLS of the in-process publisher (default true: test media servers are on loopback). */
+  mediaAllowPrivate?: boolean;
   /** Wraps the API's database client (not the workers'), e.g. to make it fail on demand. */
   wrapApiDb?: (db: TDb) => TDb;
 }
@@ -125,7 +127,7 @@ export async function startTestApi(
       connectors: createConnectors({
         baseUrls: env.networkBaseUrls,
         // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
-        media: { allowPrivate: true, timeoutMs: 5_000, videoTimeoutMs: 10_000 },
+        media: { allowPrivate: opts.mediaAllowPrivate ?? true, timeoutMs: 5_000, videoTimeoutMs: 10_000 },
         timeoutMs: opts.networkTimeoutMs ?? 2000,
       }),
       logger,
