@@ -79,9 +79,19 @@ class MediaRefusal extends Error {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** The URL as the user gave it, bounded, for messages (never the address it resolved to). */
+/**
+ * The URL as the user gave it, for messages: without user info and query (signed URLs carry tokens
+ * there), bounded, and never the address it resolved to.
+ */
 function shown(url: string): string {
-  return url.length > 200 ? `${url.slice(0, 200)}…` : url;
+  let text = url;
+  try {
+    const parsed = new URL(url);
+    text = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    // An invalid URL is shown as given (bounded): it is what the user sent.
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function waitForResponse(stream: Request) {

@@ -220,6 +220,12 @@ describe('createMediaFetcher: address policy', () => {
     }
   });
 
+  it('shows the URL without user info or query (signed URLs carry tokens there)', async () => {
+    const failure = await refusal(strict, image('http://user:secret@10.0.0.7/cat.png?X-Amz-Signature=abc'));
+    expect(failure.message).toContain('http://10.0.0.7/cat.png');
+    expect(failure.message).not.toMatch(/secret|Signature/);
+  });
+
   it('allowPrivate: true (MEDIA_ALLOW_PRIVATE_URLS, tests only) lets loopback through', async () => {
     const relaxed = createMediaFetcher({ allowPrivate: true, timeoutMs: 3000 });
     expect((await relaxed(image(`http://127.0.0.1:${port}/ok.png`))).ok).toBe(false); // nothing listens there
