@@ -122,10 +122,13 @@ describe('mediaProblemField names the item in each variant', () => {
       'instagram segments.1.media_urls.0',
       'twitter segments.1.media_urls.0',
     ]);
-    const video = findMediaProblems(['bluesky'], {
+    const video = findMediaProblems(['linkedin'], {
       media: { images: [], video: { url: 'https://cdn.test/v.mov' } },
     });
-    expect(mediaProblemField(video[0]!, 'B')).toBe('media.video');
+    expect(video.map((p) => mediaProblemField(p, 'B'))).toEqual(['media.video']);
+    expect(
+      findMediaProblems(['bluesky'], { media: { images: [], video: { url: 'https://cdn.test/v.mov' } } }),
+    ).toEqual([]);
   });
 
   it('A: mediaUrls.N and segments.N.mediaUrls.M', () => {
