@@ -1,4 +1,7 @@
-import sharp from 'sharp';
+import type { Metadata } from 'sharp';
+
+// libvips loads on the first re-encode, not in every process that imports @sps/networks (API, webhooks).
+const loadSharp = async () => (await import('sharp')).default;
 
 /**
  * Re-encodes an image a network cannot take as it is (over its byte limit, or in a type it refuses)
@@ -44,7 +47,8 @@ export async function fitImage({ bytes, type, maxBytes, accept }: TFitRequest): 
   const format = outputFormat(type, accept);
   if (!format) return { ok: false, reason: `the file is a ${type} image, a type the network does not take` };
 
-  let meta: sharp.Metadata;
+  const sharp = await loadSharp();
+  let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
   } catch {
