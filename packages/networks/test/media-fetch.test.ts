@@ -237,12 +237,12 @@ describe('createMediaFetcher: address policy', () => {
 describe('createMediaFetcher: size, type, time, errors', () => {
   const fetchMedia = createMediaFetcher({ forbiddenAddress: onlyTestHost, timeoutMs: 1000 });
 
+  // The server below never finishes its body: only the header check can end the download with "larger"
+  // instead of the time bound's "did not finish in time".
   it('refuses a body whose Content-Length announces more than the cap, without reading it', async () => {
-    const started = Date.now();
     const failure = await refusal(fetchMedia, video(`${base}/announced-huge`, 1_000_000));
     expect(failure.kind).toBe('rejected');
     expect(failure.message).toContain('larger than X accepts for a video (1000000 bytes)');
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('aborts a body without Content-Length as soon as it passes the cap', async () => {
@@ -269,14 +269,13 @@ describe('createMediaFetcher: size, type, time, errors', () => {
     expect((await refusal(fetchMedia, video(`${base}/ok.png`))).message).toContain('not a video');
   });
 
+  // The trickling body would take 500 s; headers that never come would wait forever.
   it('bounds the whole download: a body that trickles past the bound is stopped (transient)', async () => {
-    const started = Date.now();
     const failure = await refusal(fetchMedia, image(`${base}/slow-body.jpg`));
     expect(failure).toEqual({
       kind: 'transient',
       message: expect.stringContaining('the download did not finish in time'),
     });
-    expect(Date.now() - started).toBeLessThan(4000);
     const headers = await refusal(fetchMedia, image(`${base}/slow-headers`));
     expect(headers.message).toContain('did not finish in time');
   });
