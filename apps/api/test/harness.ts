@@ -62,6 +62,8 @@ export interface TTestApiOptions {
   };
   backoffBaseMs?: number;
   networkTimeoutMs?: number;
+  /** MEDIA_ALLOW_PRIVATE_URLS of the in-process publisher (default true: test media servers are on loopback). */
+  mediaAllowPrivate?: boolean;
   /** Wraps the API's database client (not the workers'), e.g. to make it fail on demand. */
   wrapApiDb?: (db: TDb) => TDb;
 }
@@ -124,6 +126,8 @@ export async function startTestApi(
       queuePrefix: env.QUEUE_PREFIX,
       connectors: createConnectors({
         baseUrls: env.networkBaseUrls,
+        // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
+        media: { allowPrivate: opts.mediaAllowPrivate ?? true, timeoutMs: 5_000, videoTimeoutMs: 10_000 },
         timeoutMs: opts.networkTimeoutMs ?? 2000,
         // The simulator finishes media processing at once; production waits the networks' documented cadence.
         processingWait: { intervalMs: 10, maxWaitMs: 2000 },

@@ -134,7 +134,7 @@ describe('thread (segment) delivery per network group', () => {
     expect(res.status).toBe(422);
     const body = res.body as TErrorB;
     expect(body.code).toBe('media_not_supported');
-    expect(body.details.field).toBe('segments.0.media');
+    expect(body.details.field).toBe('segments.0.media_urls');
     expect(simPosts(api, 'tiktok', m)).toHaveLength(0);
   });
 

@@ -2,6 +2,7 @@ import {
   networkBaseUrls,
   parseAppEnv,
   parseDuration,
+  ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
   ZTwitterAllowance,
@@ -22,6 +23,12 @@ const ZPublisherEnv = ZCommonEnv.extend({
   JOB_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
   /** `GET /metrics` and `GET /healthz` of this process; 0 turns the server off. */
   METRICS_PORT: zMetricsPort(9101),
+  /** `true` lets media URLs resolve to loopback or private addresses (tests only; contract). */
+  MEDIA_ALLOW_PRIVATE_URLS: ZBooleanFlag,
+  /** Bound on one image download (all redirects, headers and body). */
+  MEDIA_DOWNLOAD_TIMEOUT: ZDuration.default(parseDuration('30s')),
+  /** Bound on one video download (videos run to hundreds of megabytes). */
+  MEDIA_VIDEO_DOWNLOAD_TIMEOUT: ZDuration.default(parseDuration('5m')),
   /** Variant A's twitter publishes per UTC month by plan; scheduled and queued posts take theirs here. */
   TWITTER_MONTHLY_ALLOWANCE: ZTwitterAllowance,
   /** `LinkedIn-Version` (YYYYMM): LinkedIn serves each monthly version for one year, then answers 426. */

@@ -32,6 +32,11 @@ const connectors = createConnectors({
     instagram: env.META_GRAPH_API_VERSION,
     threads: env.THREADS_API_VERSION,
   },
+  media: {
+    allowPrivate: env.MEDIA_ALLOW_PRIVATE_URLS,
+    timeoutMs: env.MEDIA_DOWNLOAD_TIMEOUT,
+    videoTimeoutMs: env.MEDIA_VIDEO_DOWNLOAD_TIMEOUT,
+  },
 });
 const metrics = createPublisherMetrics(queues);
 

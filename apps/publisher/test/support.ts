@@ -57,6 +57,8 @@ export function startPublisherProcess(
     PUBLISH_BACKOFF_BASE: '100ms',
     RECONCILE_EVERY: '1s',
     NETWORK_TIMEOUT: '2s',
+    // The simulator and test media servers listen on loopback.
+    MEDIA_ALLOW_PRIVATE_URLS: 'true',
     // A killed process's active jobs come back after the lock lapses: 2 s instead of BullMQ's 30 s.
     JOB_LOCK_DURATION: '2s',
     // Tests run in parallel: no fixed operator port.

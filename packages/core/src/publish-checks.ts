@@ -1,5 +1,5 @@
 import { AppError, type TErrorCode, type TFieldIssue } from './app-error.js';
-import { findMediaViolations } from './media-rules.js';
+import { findMediaProblems, mediaProblemField, type TMediaFieldStyle } from './media-rules.js';
 import type { TPlatform } from './platforms.js';
 import { postTexts, type TMedia, type TSegment } from './post-model.js';
 import { findTextViolations } from './text-length.js';
@@ -24,22 +24,22 @@ export interface TPublishProblems {
  * What would stop a post from publishing, checked at publish time (Variant B rule 5) and when a
  * scheduled or queued post comes due.
  */
-export function findPublishProblems(post: TPublishable, connected: ReadonlySet<TPlatform>): TPublishProblems {
+export function findPublishProblems(
+  post: TPublishable,
+  connected: ReadonlySet<TPlatform>,
+  style: TMediaFieldStyle = 'B',
+): TPublishProblems {
   const tooLong = findTextViolations(post.platforms, postTexts(post)).map((v) => ({
     platform: v.platform,
     field: v.segmentIndex === 0 ? 'content' : `segments.${v.segmentIndex - 1}.content`,
     message: `is ${v.length} characters for ${v.platform}, over its limit of ${v.max}`,
   }));
-  const media: TPublishProblems['media'] = [];
-  for (const platform of post.platforms) {
-    const reason = findMediaViolations(platform, post.media);
-    if (reason) media.push({ platform, field: 'media', message: reason });
-    // Each segment goes out as its own post (a reply or a numbered post), so it meets the same rules.
-    for (const [i, segment] of (post.segments ?? []).entries()) {
-      const segmentReason = findMediaViolations(platform, segment.media);
-      if (segmentReason) media.push({ platform, field: `segments.${i}.media`, message: segmentReason });
-    }
-  }
+  // Each segment goes out as its own post (a reply or a numbered post), so it meets the same rules.
+  const media = findMediaProblems(post.platforms, post).map((p) => ({
+    platform: p.platform,
+    field: mediaProblemField(p, style),
+    message: p.message,
+  }));
   return { tooLong, media, missingAccounts: post.platforms.filter((p) => !connected.has(p)) };
 }
 
@@ -89,7 +89,28 @@ export function problemForPlatform(p: TPublishProblems, platform: TPlatform): st
   const long = p.tooLong.find((t) => t.platform === platform);
   if (long) return `${long.field} ${long.message}. Shorten the text and publish again.`;
   const media = p.media.find((m) => m.platform === platform);
-  if (media)
-    return `${media.field === 'media' ? '' : `${media.field}: `}${media.message}. Fix the media and publish again.`;
+  if (media) return `${media.field}: ${media.message}. Fix the media and publish again.`;
   return null;
+}
+
+/**
+ * Create/update check: media a listed network cannot take is refused up front (A 400, B 422, both
+ * `media_not_supported`), each issue naming the item, instead of failing later at publish time.
+ */
+export function assertMediaFits(
+  post: Omit<TPublishable, 'content'>,
+  style: TMediaFieldStyle,
+  { draft }: { draft: boolean },
+): void {
+  // A draft may lack media a network needs (it can be added before publishing, where it is checked);
+  // a scheduled, queued or immediate post has no later chance, so it is refused now.
+  const problems = findMediaProblems(post.platforms, post).filter((p) => !(draft && p.missing));
+  if (problems.length === 0) return;
+  const issues = problems.map((p) => ({ field: mediaProblemField(p, style), message: p.message }));
+  const first = issues[0]!;
+  throw new AppError('media_not_supported', `${first.field}: ${first.message}`, {
+    issues,
+    fix: 'Change the media to what each listed network takes, or remove that network from the post.',
+    details: { platforms: [...new Set(problems.map((p) => p.platform))] },
+  });
 }

@@ -50,10 +50,8 @@ export interface TConnectorsConfig {
 /** Builds one connector per network, once at worker start-up. */
 export function createConnectors(config: TConnectorsConfig): Partial<Record<TPlatform, TNetworkConnector>> {
   const out: Partial<Record<TPlatform, TNetworkConnector>> = {};
-  const fetchMedia = createMediaFetcher({
-    ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
-    ...config.media,
-  });
+  // Media downloads have their own time bounds (a video takes longer than an API call).
+  const fetchMedia = createMediaFetcher(config.media);
   for (const [platform, factory] of Object.entries(FACTORIES) as [TPlatform, TFactory][]) {
     const baseUrl = config.baseUrls[platform];
     const apiVersion = config.apiVersions?.[platform];

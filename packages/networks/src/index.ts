@@ -1,7 +1,13 @@
-export { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from './address-guard.js';
+export {
+  assertDeliverableUrl,
+  assertFetchableMediaUrl,
+  ForbiddenAddressError,
+  guardedLookup,
+} from './address-guard.js';
 export * from './connector.js';
 export { createConnectors, type TConnectorsConfig } from './connector-registry.js';
 export { classifyHttpError, createHttpClient, truncateBody } from './http-client.js';
+export { fitImage, type TFitRequest, type TFitResult } from './image-fit.js';
 export {
   createMediaFetcher,
   type TFetchedMedia,
@@ -9,3 +15,4 @@ export {
   type TMediaFetchConfig,
   type TMediaRequest,
 } from './media-fetch.js';
+export { sniffMedia, type TSniffed } from './media-sniff.js';

@@ -1,5 +1,14 @@
-import got, { HTTPError } from 'got';
+import got, { type Request, RequestError, TimeoutError } from 'got';
+import {
+  assertFetchableMediaUrl,
+  ForbiddenAddressError,
+  guardedLookup,
+  type TAddressPolicy,
+} from './address-guard.js';
+import type { TFailureKind } from './connector.js';
 import type { TStep } from './http-client.js';
+import { fitImage } from './image-fit.js';
+import { declaredType, mediaTypeProblem, SNIFF_BYTES, sniffMedia } from './media-sniff.js';
 
 /** One media item a connector needs as bytes (networks that take uploads rather than URLs). */
 export interface TMediaRequest {
@@ -7,14 +16,24 @@ export interface TMediaRequest {
   kind: 'image' | 'video';
   /** Network name for messages ("X", "Bluesky"). */
   network: string;
-  /** The network's own size limit for this kind: the download is aborted beyond it. */
+  /**
+   * The network's own size limit for this kind. A video is aborted beyond it; an image is downloaded
+   * up to the source cap (`TMediaFetchConfig.sourceImageMaxBytes`) and re-encoded until it fits.
+   */
   maxBytes: number;
+  /**
+   * MIME types the network takes for this kind (e.g. `['image/jpeg', 'image/png']`); missing means any
+   * image or video type the fetcher recognises. An image of another type is converted to JPEG (or WebP).
+   */
+  accept?: readonly string[];
 }
 
 export interface TFetchedMedia {
   bytes: Buffer;
-  /** MIME type of the bytes. */
+  /** MIME type of the bytes (from their magic numbers, not from the server's Content-Type). */
   type: string;
+  /** True when the bytes were re-encoded to fit `maxBytes` or `accept` (alt text stays the connector's). */
+  reencoded?: boolean;
 }
 
 export type TFetchMedia = (request: TMediaRequest) => Promise<TStep<TFetchedMedia>>;
@@ -22,45 +41,248 @@ export type TFetchMedia = (request: TMediaRequest) => Promise<TStep<TFetchedMedi
 export interface TMediaFetchConfig {
   /** Lets media URLs resolve to loopback or private addresses (`MEDIA_ALLOW_PRIVATE_URLS`, tests only). */
   allowPrivate?: boolean;
-  /** Bound on the whole download. */
+  /**
+   * Replaces the address policy (true = refuse the address) for every hop; overrides `allowPrivate`.
+   * For deployments with a trusted internal media host, and for tests that need one loopback address
+   * allowed and another refused.
+   */
+  forbiddenAddress?: TAddressPolicy;
+  /** Bound on a whole image download (every redirect hop, headers and body). Default 30 s. */
   timeoutMs?: number;
+  /** Bound on a whole video download. Default 5 minutes (videos run to hundreds of megabytes). */
+  videoTimeoutMs?: number;
+  /** Redirects followed, each hop checked again. Default 3. */
+  maxRedirects?: number;
+  /**
+   * Images are downloaded up to this many bytes even when the network takes fewer, because sharp can
+   * usually bring a large photo under the network's limit (Bluesky's 1,000,000 bytes). Default 20 MB.
+   */
+  sourceImageMaxBytes?: number;
+}
+
+const DEFAULTS = {
+  timeoutMs: 30_000,
+  videoTimeoutMs: 300_000,
+  maxRedirects: 3,
+  sourceImageMaxBytes: 20_000_000,
+};
+
+/** A download that ended on purpose, with a reason fit to show the API user. */
+class MediaRefusal extends Error {
+  constructor(
+    readonly kind: Extract<TFailureKind, 'rejected' | 'transient'>,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The URL as the user gave it, for messages: without user info and query (signed URLs carry tokens
+ * there), bounded, and never the address it resolved to.
+ */
+function shown(url: string): string {
+  let text = url;
+  try {
+    const parsed = new URL(url);
+    text = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    // An invalid URL is shown as given (bounded): it is what the user sent.
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+function waitForResponse(stream: Request) {
+  return new Promise<Request['response'] & object>((resolve, reject) => {
+    stream.once('response', resolve);
+    stream.once('error', reject);
+  });
+}
+
+/** Reads a body, aborting as soon as it passes `cap` or its first bytes are not the kind asked for. */
+async function readCapped(
+  stream: Request,
+  cap: number,
+  kind: 'image' | 'video',
+  declared: string,
+  tooLarge: string,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let sniffed = false;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > cap) throw new MediaRefusal('rejected', tooLarge);
+    chunks.push(chunk);
+    if (!sniffed && total >= SNIFF_BYTES) {
+      sniffed = true;
+      const problem = mediaTypeProblem(kind, declared, sniffMedia(Buffer.concat(chunks)));
+      if (problem) throw new MediaRefusal('rejected', problem);
+    }
+  }
+  const bytes = Buffer.concat(chunks, total);
+  const problem = mediaTypeProblem(kind, declared, sniffMedia(bytes));
+  if (problem) throw new MediaRefusal('rejected', problem);
+  return bytes;
+}
+
+function refusalOf(err: unknown, timedOut: boolean): MediaRefusal {
+  if (err instanceof MediaRefusal) return err;
+  if (timedOut || err instanceof TimeoutError) {
+    return new MediaRefusal('transient', 'the download did not finish in time');
+  }
+  const cause = err instanceof RequestError ? err.cause : err;
+  const code = (err as { code?: string } | null)?.code;
+  if (
+    err instanceof ForbiddenAddressError ||
+    cause instanceof ForbiddenAddressError ||
+    code === 'EFORBIDDENADDRESS'
+  ) {
+    return new MediaRefusal(
+      'rejected',
+      'its host is not a public internet address (loopback, private, link-local or metadata), so it is never fetched',
+    );
+  }
+  if (code === 'ENOTFOUND') return new MediaRefusal('rejected', 'its host name does not exist');
+  return new MediaRefusal('transient', 'its host could not be reached');
 }
 
 /**
  * The one place connectors download media given by API users. Every connector gets the same fetcher
- * (`TConnectorOptions.fetchMedia`), so the download policy lives here and nowhere else.
+ * (`TConnectorOptions.fetchMedia`), so the download policy lives here and nowhere else:
+ * - address: the webhooks' policy (`guardedLookup` resolves, refuses loopback/private/link-local/metadata
+ *   and connects to the checked address; IP literals checked before the request), on every redirect hop;
+ * - redirects: at most `maxRedirects`, followed by hand so each hop is checked;
+ * - size: Content-Length checked before the body, then counted while streaming and aborted past the cap;
+ * - type: the first bytes' magic numbers must be an image or video of the kind asked for, and agree with
+ *   a declared Content-Type;
+ * - time: one deadline for the whole download, all hops, headers and body;
+ * - fit: an image over the network's limit (or of a type it refuses) is re-encoded with sharp.
+ * Failure messages name the URL as given and a reason, never a resolved address or the host's HTTP status.
  */
 export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia {
-  const timeoutMs = config.timeoutMs ?? 15_000;
-  return async ({ url, kind, network, maxBytes }) => {
+  const policy: boolean | TAddressPolicy = config.forbiddenAddress ?? config.allowPrivate ?? false;
+  const maxRedirects = config.maxRedirects ?? DEFAULTS.maxRedirects;
+  const sourceImageMaxBytes = config.sourceImageMaxBytes ?? DEFAULTS.sourceImageMaxBytes;
+  const client = got.extend({
+    dnsLookup: guardedLookup(policy) as never,
+    followRedirect: false,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    headers: { 'user-agent': 'social-post-service/0.1 (media download)', accept: 'image/*, video/*' },
+  });
+
+  async function download(url: string, kind: 'image' | 'video', cap: number, limitText: string) {
+    const bound =
+      kind === 'video'
+        ? (config.videoTimeoutMs ?? DEFAULTS.videoTimeoutMs)
+        : (config.timeoutMs ?? DEFAULTS.timeoutMs);
+    const deadline = Date.now() + bound;
+    let current: Request | undefined;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      current?.destroy(new MediaRefusal('transient', 'the download did not finish in time'));
+    }, bound);
     try {
-      const res = await got(url, {
-        responseType: 'buffer',
-        timeout: { request: timeoutMs },
-        retry: { limit: 0 },
-      });
-      if (res.body.length > maxBytes) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'rejected',
-            message: `The ${kind} ${url} is larger than ${network} accepts (${maxBytes} bytes). Use a smaller file and retry.`,
-          },
-        };
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch {
+        throw new MediaRefusal('rejected', 'the URL is not valid');
       }
-      const type = (res.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim();
-      return { ok: true, value: { bytes: res.body, type } };
+      for (let hop = 0; ; hop += 1) {
+        assertFetchableMediaUrl(target, policy);
+        if (timedOut) throw new MediaRefusal('transient', 'the download did not finish in time');
+        current = client.stream(target, { timeout: { request: Math.max(1, deadline - Date.now()) } });
+        const response = await waitForResponse(current);
+        const status = response.statusCode;
+        if (REDIRECTS.has(status)) {
+          current.destroy();
+          const location = response.headers.location;
+          if (!location)
+            throw new MediaRefusal('rejected', 'its host answered a redirect without a location');
+          if (hop >= maxRedirects) {
+            throw new MediaRefusal('rejected', `it redirects more than ${maxRedirects} times`);
+          }
+          try {
+            target = new URL(location, target);
+          } catch {
+            throw new MediaRefusal('rejected', 'it redirects to an invalid URL');
+          }
+          continue;
+        }
+        if (status < 200 || status > 299) {
+          current.destroy();
+          const retryable = status === 408 || status === 429 || status >= 500;
+          throw new MediaRefusal(
+            retryable ? 'transient' : 'rejected',
+            retryable
+              ? 'its host answered with a temporary error'
+              : 'its host answered with an error (missing or not allowed)',
+          );
+        }
+        const announced = Number(response.headers['content-length']);
+        if (Number.isFinite(announced) && announced > cap) {
+          current.destroy();
+          throw new MediaRefusal('rejected', limitText);
+        }
+        return await readCapped(
+          current,
+          cap,
+          kind,
+          declaredType(response.headers['content-type']),
+          limitText,
+        );
+      }
     } catch (err) {
-      const status = err instanceof HTTPError ? err.response.statusCode : undefined;
-      const permanent = status !== undefined && status < 500;
-      return {
-        ok: false,
-        failure: {
-          kind: permanent ? 'rejected' : 'transient',
-          ...(status !== undefined ? { status } : {}),
-          message: `Could not download the ${kind} ${url} for ${network}${status ? ` (HTTP ${status})` : ''}.${permanent ? ' Fix the media URL and retry.' : ''}`,
-        },
-      };
+      current?.destroy();
+      throw refusalOf(err, timedOut);
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  return async ({ url, kind, network, maxBytes, accept }) => {
+    const fail = (refusal: MediaRefusal) => ({
+      ok: false as const,
+      failure: {
+        kind: refusal.kind,
+        message: `Could not use the ${kind} ${shown(url)} for ${network}: ${refusal.reason}.${refusal.kind === 'rejected' ? ' Fix the media URL or file and retry.' : ''}`,
+      },
+    });
+    const cap = kind === 'image' ? Math.max(maxBytes, sourceImageMaxBytes) : maxBytes;
+    const limitText =
+      kind === 'image'
+        ? `the file is larger than the ${cap} bytes downloaded for an image`
+        : `the file is larger than ${network} accepts for a video (${maxBytes} bytes)`;
+    let bytes: Buffer;
+    try {
+      bytes = await download(url, kind, cap, limitText);
+    } catch (err) {
+      return fail(refusalOf(err, false));
+    }
+    const type = sniffMedia(bytes)?.type ?? 'application/octet-stream';
+    if (kind === 'video') {
+      // Videos are never re-encoded: transcoding belongs to the networks' own processing.
+      if (accept && !accept.includes(type)) {
+        return fail(
+          new MediaRefusal('rejected', `the file is a ${type} video, a type ${network} does not take`),
+        );
+      }
+      return { ok: true, value: { bytes, type } };
+    }
+    const fitted = await fitImage({ bytes, type, maxBytes, accept });
+    if (!fitted.ok) return fail(new MediaRefusal('rejected', fitted.reason));
+    return {
+      ok: true,
+      value: {
+        bytes: fitted.bytes,
+        type: fitted.type,
+        ...(fitted.bytes !== bytes ? { reencoded: true } : {}),
+      },
+    };
   };
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import { createBlueskyConnector } from '../src/bluesky.connector.js';
 import type { TConnectorAccount, TNetworkConnector, TPublishInput, TRemoteRef } from '../src/connector.js';
+import { createMediaFetcher } from '../src/media-fetch.js';
 
 const account: TConnectorAccount = {
   id: 'acc-b',
@@ -33,7 +34,12 @@ let imageUrl: string;
 
 beforeAll(async () => {
   running = await startNetworkSim();
-  connector = createBlueskyConnector({ baseUrl: running.baseUrls.bluesky, timeoutMs: 2000 });
+  // The test image server listens on loopback, which the media fetcher refuses unless told otherwise.
+  connector = createBlueskyConnector({
+    baseUrl: running.baseUrls.bluesky,
+    timeoutMs: 2000,
+    fetchMedia: createMediaFetcher({ allowPrivate: true }),
+  });
   images = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   });

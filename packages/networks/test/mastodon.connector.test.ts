@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type { TConnectorAccount, TNetworkConnector, TPublishInput } from '../src/connector.js';
 import { createMastodonConnector } from '../src/mastodon.connector.js';
+import { createMediaFetcher } from '../src/media-fetch.js';
 
 const account: TConnectorAccount = {
   id: 'acc-m',
@@ -25,7 +26,12 @@ let imageUrl: string;
 
 beforeAll(async () => {
   running = await startNetworkSim();
-  connector = createMastodonConnector({ baseUrl: running.baseUrls.mastodon, timeoutMs: 2000 });
+  // The test image server listens on loopback, which the media fetcher refuses unless told otherwise.
+  connector = createMastodonConnector({
+    baseUrl: running.baseUrls.mastodon,
+    timeoutMs: 2000,
+    fetchMedia: createMediaFetcher({ allowPrivate: true }),
+  });
   images = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type { TConnectorAccount, TNetworkConnector, TPublishInput } from '../src/connector.js';
+import { createMediaFetcher } from '../src/media-fetch.js';
 import { createTwitterConnector } from '../src/twitter.connector.js';
 
 const account: TConnectorAccount = {
@@ -25,7 +26,12 @@ let imageUrl: string;
 
 beforeAll(async () => {
   running = await startNetworkSim();
-  connector = createTwitterConnector({ baseUrl: running.baseUrls.twitter, timeoutMs: 2000 });
+  // The test image server listens on loopback, which the media fetcher refuses unless told otherwise.
+  connector = createTwitterConnector({
+    baseUrl: running.baseUrls.twitter,
+    timeoutMs: 2000,
+    fetchMedia: createMediaFetcher({ allowPrivate: true }),
+  });
   images = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   });

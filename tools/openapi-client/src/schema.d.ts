@@ -141,7 +141,10 @@ export interface paths {
         /** List posts, newest first, one page at a time */
         get: operations["listPostsB"];
         put?: never;
-        /** Create a post (status draft, or scheduled when scheduled_for is given) */
+        /**
+         * Create a post (status draft, or scheduled when scheduled_for is given)
+         * @description Media a listed network cannot take is refused with 422 `media_not_supported`, naming the item (e.g. `media.images.2`, `segments.1.media_urls.0`); a draft may still lack media a network needs (checked at publish).
+         */
         post: operations["createPostB"];
         delete?: never;
         options?: never;
@@ -160,7 +163,7 @@ export interface paths {
         get: operations["getPostB"];
         /**
          * Update a draft or scheduled post; only the given fields change
-         * @description `segments: []` or null removes the thread replies; omitting `segments` keeps them.
+         * @description `segments: []` or null removes the thread replies; omitting `segments` keeps them. The post as it will be is checked against each network's media rules (422 `media_not_supported`, naming the item).
          */
         put: operations["updatePostB"];
         post?: never;
@@ -911,7 +914,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorB"];
             };
         };
-        /** @description Content exceeds a network limit, or no valid connected account exists for the listed networks. */
+        /** @description Content exceeds a network limit, media a network cannot take (`media_not_supported`, naming the item), or no valid connected account exists for the listed networks. */
         ErrorB422: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1358,6 +1361,7 @@ export interface operations {
             400: components["responses"]["ErrorB400"];
             401: components["responses"]["ErrorB401"];
             413: components["responses"]["ErrorB413"];
+            422: components["responses"]["ErrorB422"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
             503: components["responses"]["ErrorB503"];
@@ -1427,6 +1431,7 @@ export interface operations {
             404: components["responses"]["ErrorB404"];
             409: components["responses"]["ErrorB409"];
             413: components["responses"]["ErrorB413"];
+            422: components["responses"]["ErrorB422"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
             503: components["responses"]["ErrorB503"];

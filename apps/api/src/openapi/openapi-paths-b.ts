@@ -12,9 +12,11 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     path: '/v1/posts',
     operationId: 'createPostB',
     summary: 'Create a post (status draft, or scheduled when scheduled_for is given)',
+    description:
+      'Media a listed network cannot take is refused with 422 `media_not_supported`, naming the item (e.g. `media.images.2`, `segments.1.media_urls.0`); a draft may still lack media a network needs (checked at publish).',
     body: 'CreatePostB',
     success: { status: 201, description: 'The created post.', schema: 'PostB' },
-    errors: [400, 401, 413, 429, 500],
+    errors: [400, 401, 413, 422, 429, 500],
   },
   {
     method: 'get',
@@ -39,11 +41,12 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     path: '/v1/posts/{id}',
     operationId: 'updatePostB',
     summary: 'Update a draft or scheduled post; only the given fields change',
-    description: '`segments: []` or null removes the thread replies; omitting `segments` keeps them.',
+    description:
+      "`segments: []` or null removes the thread replies; omitting `segments` keeps them. The post as it will be is checked against each network's media rules (422 `media_not_supported`, naming the item).",
     pathParams: { id: POST_ID },
     body: 'UpdatePostB',
     success: { status: 200, description: 'The updated post.', schema: 'PostB' },
-    errors: [400, 401, 404, 409, 413, 429, 500],
+    errors: [400, 401, 404, 409, 413, 422, 429, 500],
   },
   {
     method: 'delete',

@@ -26,7 +26,7 @@ const WHY: Record<TVariant, Partial<Record<TErrorStatus, string>>> = {
     404: 'No such resource in this account.',
     409: 'The resource is in a state that does not allow this call (e.g. update or publish of a published post).',
     413: 'The request body is larger than the limit.',
-    422: 'Content exceeds a network limit, or no valid connected account exists for the listed networks.',
+    422: 'Content exceeds a network limit, media a network cannot take (`media_not_supported`, naming the item), or no valid connected account exists for the listed networks.',
     429: 'Rate limit exceeded for this API key (per minute, or publishes per hour). Retry after `Retry-After` seconds.',
     500: 'Server error. Safe to retry.',
     503: 'The database or job queue is busy or unreachable. Retry after `Retry-After` seconds.',

@@ -1,6 +1,8 @@
 import {
   AppError,
+  assertMediaFits,
   DELETE_SUPPORTED,
+  type TMediaFieldStyle,
   type TPlatform,
   type TPostChanges,
   type TPostRecord,
@@ -45,9 +47,23 @@ export function notFound(id: string): AppError {
 
 export function createPostService({ posts, jobs, queues, now = () => new Date() }: TPostServiceDeps) {
   const service = {
-    async create(accountId: string, changes: TPostChanges): Promise<TPostRecord> {
+    /** `style` names refused media items in the caller's field names (A `mediaUrls.0`, B `media.images.0`). */
+    async create(
+      accountId: string,
+      changes: TPostChanges,
+      style: TMediaFieldStyle = 'B',
+    ): Promise<TPostRecord> {
       const normalised = normaliseModes(changes);
       const status: TPostStatus = normalised.scheduledFor ? 'scheduled' : 'draft';
+      assertMediaFits(
+        {
+          platforms: normalised.platforms ?? [],
+          media: normalised.media ?? null,
+          segments: normalised.segments ?? null,
+        },
+        style,
+        { draft: status === 'draft' && !normalised.queueState && !normalised.publishNow },
+      );
       const post = await posts.create(accountId, status, normalised, now());
       await jobs.afterSave(null, post);
       return post;
@@ -68,14 +84,34 @@ export function createPostService({ posts, jobs, queues, now = () => new Date() 
     },
 
     /** Only drafts and scheduled posts change; published or publishing ones are `post_not_editable`. */
-    async update(accountId: string, id: string, changes: TPostChanges): Promise<TPostRecord> {
+    async update(
+      accountId: string,
+      id: string,
+      changes: TPostChanges,
+      style: TMediaFieldStyle = 'B',
+    ): Promise<TPostRecord> {
       if (!UUID_PATTERN.test(id)) throw notFound(id);
       const normalised = normaliseModes(changes);
       const outcome = await posts.update(
         accountId,
         id,
         normalised,
-        (current) => statusAfter(current, normalised),
+        (current) => {
+          const status = statusAfter(current, normalised);
+          // Checked on the post as it will be (inside the row lock), so a change of platforms alone is
+          // checked against the stored media too; throwing here rolls the update back.
+          const queueState = normalised.queueState !== undefined ? normalised.queueState : current.queueState;
+          assertMediaFits(
+            {
+              platforms: normalised.platforms ?? current.platforms,
+              media: normalised.media !== undefined ? normalised.media : current.media,
+              segments: normalised.segments !== undefined ? normalised.segments : current.segments,
+            },
+            style,
+            { draft: status === 'draft' && !queueState && !normalised.publishNow },
+          );
+          return status;
+        },
         now(),
       );
       if (outcome.kind === 'not_found') throw notFound(id);

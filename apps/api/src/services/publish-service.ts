@@ -80,7 +80,7 @@ export function createPublishService(deps: TPublishServiceDeps) {
       if (blocked) throw blocked;
     }
     const accounts = await connectedAccounts(accountId, post.platforms);
-    const problems = findPublishProblems(post, new Set(Object.keys(accounts) as TPlatform[]));
+    const problems = findPublishProblems(post, new Set(Object.keys(accounts) as TPlatform[]), variant);
     if (hasPublishProblems(problems)) throw publishProblemsError(problems);
     return accounts;
   }

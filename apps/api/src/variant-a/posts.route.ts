@@ -68,7 +68,7 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
         'A',
       );
     }
-    const created = await posts.create(auth.accountId, changes);
+    const created = await posts.create(auth.accountId, changes, 'A');
     if (!changes.publishNow) {
       res.status(201).json({ success: true, post: presentPostA(created) });
       return;
@@ -113,7 +113,7 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
         changes.platforms ?? current.platforms,
       );
     }
-    const updated = await posts.update(auth.accountId, req.params.id, changes);
+    const updated = await posts.update(auth.accountId, req.params.id, changes, 'A');
     if (!changes.publishNow) {
       res.json({ post: presentPostA(updated) });
       return;
