@@ -6,3 +6,4 @@ export {
   type TSimPost,
   type TSimRequest,
 } from './sim-state.js';
+export { TIKTOK_SIM_PRIVATE_TOKEN, TIKTOK_SIM_VERIFIED_PREFIXES } from './tiktok.sim.js';
