@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { HTTPError } from 'got';
 import type {
   TConnectorAccount,
@@ -62,7 +63,10 @@ interface TVideo {
 }
 
 /** Saved once the session exists: the session URL is the upload, and it can create at most one video. */
-type TProgress = { session: string; size: string };
+type TProgress = { session: string; size: string; text: string };
+
+/** The session carries the title and description it was opened with: an edited post needs a new one. */
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 export function createYoutubeConnector(options: TConnectorOptions = {}): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -199,7 +203,7 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
         let session: string | null = null;
         let offset = 0;
         const saved = input.progress?.saved as TProgress | null | undefined;
-        if (saved?.session && Number(saved.size) === bytes.length) {
+        if (saved?.session && Number(saved.size) === bytes.length && saved.text === digest(text)) {
           // An earlier attempt's session: ask what it holds instead of uploading (and posting) again.
           const state = await querySession(account, saved.session, bytes.length).catch((error: unknown) => {
             throw new StepFailure(withoutUnknown(classify(error)));
@@ -217,11 +221,18 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
             // No session, no video: even a timeout here is safe to retry.
             throw new StepFailure(withoutUnknown(classify(error)));
           }
-          await input.progress?.save({ session, size: String(bytes.length) } satisfies TProgress);
+          await input.progress?.save({
+            session,
+            size: String(bytes.length),
+            text: digest(text),
+          } satisfies TProgress);
         }
         return published(await transfer(account, session, bytes, type, offset));
       } catch (error) {
-        return { ok: false, failure: classify(error) };
+        const failure = classify(error);
+        // A refused upload is not resumed: the next attempt (after a fix) opens a new session.
+        if (failure.kind === 'rejected') await input.progress?.save(null);
+        return { ok: false, failure };
       }
     },
 

@@ -203,6 +203,28 @@ describe('YouTube connector', () => {
     expect(running.sim.postsOf('youtube')).toHaveLength(1);
   });
 
+  it('opens a new session when the post was edited since the saved one, and forgets a session whose upload was refused', async () => {
+    const progress = memoryProgress();
+    running.sim.addFault({
+      platform: 'youtube',
+      kind: 'server_error',
+      remaining: 2,
+      pathIncludes: 'upload_id',
+    });
+    const first = await connector.publish(input('before edit', video, { progress }));
+    expect(first.ok ? null : first.failure.kind).toBe('transient');
+    const old = progress.saved?.session;
+    const edited = await connector.publish(input('after edit', video, { progress }));
+    if (!edited.ok) throw new Error(edited.failure.message);
+    expect(progress.saved?.session).not.toBe(old);
+    expect(running.sim.getPost('youtube', edited.remoteId)?.text).toBe('after edit');
+
+    running.sim.addFault({ platform: 'youtube', kind: 'rejected', remaining: 1, pathIncludes: 'upload_id' });
+    const refused = await connector.publish(input('refused upload', video, { progress }));
+    expect(refused.ok ? null : refused.failure.kind).toBe('rejected');
+    expect(progress.saved).toBeNull();
+  });
+
   it('retries a used-up daily quota after midnight Pacific Time, and an upload limit after a day', async () => {
     const quota = await connector.publish({
       ...input('quota'),
