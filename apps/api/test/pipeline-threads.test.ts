@@ -1,5 +1,7 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { secretBox, type TPlatform } from '@sps/core';
+import { fakeMp4, secretBox, type TPlatform } from '@sps/core';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
 import {
@@ -19,8 +21,15 @@ describe('thread (segment) delivery per network group', () => {
   let api: TTestApi;
   let key: string;
   let accountId: string;
+  // TikTok takes videos as uploaded bytes (FILE_UPLOAD), so they come from a loopback host here.
+  let clips: Server;
+  let clipBase: string;
 
   beforeAll(async () => {
+    const clip = Buffer.from(fakeMp4(12, 2048));
+    clips = createServer((_req, res) => res.writeHead(200, { 'content-type': 'video/mp4' }).end(clip));
+    await new Promise<void>((resolve) => clips.listen(0, '127.0.0.1', resolve));
+    clipBase = `http://127.0.0.1:${(clips.address() as AddressInfo).port}`;
     api = await startTestApi({ publisher: true });
     ({ apiKey: key, accountId } = await api.account('pro'));
     for (const p of [...REPLY_CHAIN, ...SEQUENTIAL, 'instagram', 'tiktok'] as const)
@@ -36,7 +45,10 @@ describe('thread (segment) delivery per network group', () => {
       },
     });
   });
-  afterAll(() => api.close());
+  afterAll(async () => {
+    await new Promise((resolve) => clips.close(resolve));
+    await api.close();
+  });
 
   async function publishB(body: object): Promise<TPostB> {
     const post = await createB(api, key, body);
@@ -106,20 +118,19 @@ describe('thread (segment) delivery per network group', () => {
     const done = await publishB({
       content: `${m} one`,
       platforms: ['tiktok'],
-      media: { images: [], video: { url: 'https://cdn.example.com/clip1.mp4' } },
+      media: { images: [], video: { url: `${clipBase}/clip1.mp4` } },
       segments: [
-        { content: `${m} two`, media_urls: ['https://cdn.example.com/clip2.mp4'] },
-        { content: `${m} three`, media_urls: ['https://cdn.example.com/clip3.mp4'] },
+        { content: `${m} two`, media_urls: [`${clipBase}/clip2.mp4`] },
+        { content: `${m} three`, media_urls: [`${clipBase}/clip3.mp4`] },
       ],
     });
     expect(done.status).toBe('published');
     const posts = simPosts(api, 'tiktok', m);
     expect(posts.map((p) => p.text)).toEqual([`${m} one (1/3)`, `${m} two (2/3)`, `${m} three (3/3)`]);
-    expect(posts.map((p) => p.media)).toEqual([
-      { video: 'https://cdn.example.com/clip1.mp4' },
-      { video: 'https://cdn.example.com/clip2.mp4' },
-      { video: 'https://cdn.example.com/clip3.mp4' },
-    ]);
+    // Each video reached TikTok as its bytes (FILE_UPLOAD), not as a URL to pull.
+    expect(posts.map((p) => p.media)).toEqual(
+      [1, 2, 3].map(() => ({ video: { bytes: 2048, privacy: 'PUBLIC_TO_EVERYONE' } })),
+    );
   });
 
   it('refuses (422) a thread whose segments lack the media a network needs, before sending anything', async () => {

@@ -6,3 +6,5 @@ export {
   type TSimPost,
   type TSimRequest,
 } from './sim-state.js';
+export { TIKTOK_SIM_PRIVATE_TOKEN, TIKTOK_SIM_VERIFIED_PREFIXES } from './tiktok.sim.js';
+export { YOUTUBE_SIM_QUOTA_TOKEN, YOUTUBE_SIM_UPLOAD_LIMIT_TOKEN } from './youtube.sim.js';

@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { fileOf, readForm } from './multipart.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
 /** Slack answers most failures with HTTP 200 and `{ ok: false, error }`. */
@@ -37,13 +38,43 @@ function hasToken(req: Request): boolean {
 }
 
 const SIM_WORKSPACE = 'https://sps-sim.slack.com';
+/** chat.postMessage truncates beyond this; the simulator refuses instead, so a test notices. */
+const TEXT_MAX = 40_000;
+
+interface TFile {
+  id: string;
+  name: string;
+  length: number;
+  alt?: string;
+  bytes?: number;
+  type?: string;
+  /** Where it was shared, once completed; the share shows in files.info only from the second check. */
+  share?: { channel: string; ts: string; checks: number };
+}
+
+/** A JSON array given as an array or as a JSON string (form-encoded calls). */
+function listOf(value: unknown): unknown[] | null {
+  if (Array.isArray(value)) return value;
+  if (typeof value !== 'string') return null;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
- * Slack Web API: `chat.postMessage` (channel, text, blocks), `chat.getPermalink` and `chat.delete`.
+ * Slack Web API: `chat.postMessage` (channel, text, blocks, thread_ts), `chat.getPermalink`,
+ * `chat.delete`, and the file flow `files.getUploadURLExternal` → POST to the upload URL →
+ * `files.completeUploadExternal` → `files.info` (shares appear asynchronously) → `files.delete`.
  * Channel ids must look like Slack's (`C…`, `G…` or `D…`); others answer `channel_not_found`.
  */
 export function registerSlackSim(router: Router, sim: SimState): void {
   const channelOf = new Map<string, string>();
+  const files = new Map<string, TFile>();
+  /** Top-level messages, the only valid `thread_ts` values. */
+  const parents = new Set<string>();
   let lastSecond = 0;
   let sequence = 0;
 
@@ -56,13 +87,34 @@ export function registerSlackSim(router: Router, sim: SimState): void {
   }
 
   router.use(networkMiddleware(sim, 'slack', renderSlackError));
+
+  // The upload host needs no token: the URL is the credential. Raw bytes or multipart are both taken.
+  router.post('/__upload/:fileId', async (req, res) => {
+    const file = files.get(req.params.fileId);
+    if (!file || file.bytes !== undefined) {
+      res.status(404).type('text/plain').send('Not Found');
+      return;
+    }
+    const form = await readForm(req);
+    const part = form ? await fileOf(form.get('file') ?? form.get('filename')) : null;
+    const bytes = part ? part.bytes : Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (bytes.length !== file.length) {
+      // Modeled: the declared `length` must match what arrives.
+      res.status(400).type('text/plain').send(`Expected ${file.length} bytes, got ${bytes.length}`);
+      return;
+    }
+    file.bytes = bytes.length;
+    file.type = part?.type ?? String(req.headers['content-type'] ?? 'application/octet-stream');
+    res.status(200).type('text/plain').send(`OK - ${bytes.length}`);
+  });
+
   router.use((req, res, next) => {
     if (hasToken(req)) return next();
     slackError(res, 'not_authed');
   });
 
   router.post('/chat.postMessage', (req, res) => {
-    const { channel, text, blocks } = args(req);
+    const { channel, text, blocks, thread_ts: threadTs } = args(req);
     if (typeof channel !== 'string' || !/^[CGD][A-Z0-9]+$/.test(channel)) {
       slackError(res, 'channel_not_found');
       return;
@@ -71,13 +123,25 @@ export function registerSlackSim(router: Router, sim: SimState): void {
       slackError(res, 'no_text');
       return;
     }
+    if (typeof text === 'string' && Array.from(text).length > TEXT_MAX) {
+      slackError(res, 'msg_too_long');
+      return;
+    }
+    if (
+      threadTs !== undefined &&
+      (typeof threadTs !== 'string' || !parents.has(threadTs) || channelOf.get(threadTs) !== channel)
+    ) {
+      slackError(res, 'thread_not_found');
+      return;
+    }
     const ts = nextTs();
     channelOf.set(ts, channel);
+    if (!threadTs) parents.add(ts);
     sim.addPost({
       platform: 'slack',
       remoteId: ts,
       text: typeof text === 'string' ? text : '',
-      replyTo: null,
+      replyTo: typeof threadTs === 'string' ? threadTs : null,
       media: Array.isArray(blocks) ? blocks : null,
       idempotencyKey: null,
     });
@@ -89,6 +153,101 @@ export function registerSlackSim(router: Router, sim: SimState): void {
         message: { type: 'message', subtype: 'bot_message', text, ts, bot_id: 'B0SIMBOT', blocks },
       }),
     );
+  });
+
+  router.post('/files.getUploadURLExternal', (req, res) => {
+    const { filename, length, alt_txt: alt } = args(req);
+    const bytes = Number(length);
+    if (typeof filename !== 'string' || filename === '' || !Number.isInteger(bytes) || bytes <= 0) {
+      slackError(res, 'missing_argument');
+      return;
+    }
+    if (typeof alt === 'string' && Array.from(alt).length > 1000) {
+      slackError(res, 'alt_txt_too_large');
+      return;
+    }
+    const id = `F${sim.nextNumericId()}`;
+    files.set(id, { id, name: filename, length: bytes, ...(typeof alt === 'string' ? { alt } : {}) });
+    const base = `${req.protocol}://${req.get('host')}${req.baseUrl}`;
+    res.json({ ok: true, upload_url: `${base}/__upload/${id}`, file_id: id });
+  });
+
+  router.post('/files.completeUploadExternal', (req, res) => {
+    const { files: list, channel_id: channel, initial_comment: comment, thread_ts: threadTs } = args(req);
+    const entries = listOf(list);
+    if (!entries || entries.length === 0) {
+      slackError(res, 'invalid_arguments');
+      return;
+    }
+    const chosen = entries.map((e) => files.get(String((e as { id?: unknown }).id ?? '')));
+    if (chosen.some((f) => !f || f.bytes === undefined || f.share)) {
+      // Unknown, never uploaded, or already completed.
+      slackError(res, 'file_not_found');
+      return;
+    }
+    if (typeof channel !== 'string' || !/^[CGD][A-Z0-9]+$/.test(channel)) {
+      slackError(res, 'channel_not_found');
+      return;
+    }
+    if (typeof comment === 'string' && Array.from(comment).length > TEXT_MAX) {
+      slackError(res, 'msg_too_long');
+      return;
+    }
+    if (threadTs !== undefined && (typeof threadTs !== 'string' || !parents.has(threadTs))) {
+      slackError(res, 'thread_not_found');
+      return;
+    }
+    const ts = nextTs();
+    channelOf.set(ts, channel);
+    if (!threadTs) parents.add(ts);
+    const shared = chosen.filter((f): f is TFile => Boolean(f));
+    for (const file of shared) file.share = { channel, ts, checks: 0 };
+    sim.addPost({
+      platform: 'slack',
+      remoteId: ts,
+      text: typeof comment === 'string' ? comment : '',
+      replyTo: typeof threadTs === 'string' ? threadTs : null,
+      media: shared.map((f) => ({
+        id: f.id,
+        name: f.name,
+        type: f.type,
+        bytes: f.bytes,
+        ...(f.alt ? { alt: f.alt } : {}),
+      })),
+      idempotencyKey: null,
+    });
+    // Sharing finishes later: the answer carries the files without their shares.
+    answerOrHang(res, () => res.json({ ok: true, files: shared.map((f) => ({ id: f.id, title: f.name })) }));
+  });
+
+  router.all('/files.info', (req, res) => {
+    const file = files.get(String(args(req).file ?? ''));
+    if (!file) {
+      slackError(res, 'file_not_found');
+      return;
+    }
+    const share = file.share;
+    const visible = share && share.checks++ >= 1;
+    const kind = share?.channel.startsWith('C') ? 'public' : 'private';
+    res.json({
+      ok: true,
+      file: {
+        id: file.id,
+        name: file.name,
+        size: file.bytes,
+        mimetype: file.type,
+        shares: visible && share ? { [kind]: { [share.channel]: [{ ts: share.ts, reply_count: 0 }] } } : {},
+      },
+    });
+  });
+
+  router.post('/files.delete', (req, res) => {
+    const id = String(args(req).file ?? '');
+    if (!files.delete(id)) {
+      slackError(res, 'file_not_found');
+      return;
+    }
+    res.json({ ok: true });
   });
 
   router.all('/chat.getPermalink', (req, res) => {

@@ -1,5 +1,59 @@
 import type { Request, Response, Router } from 'express';
+import { fileOf, readForm } from './multipart.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+
+// Telegram Bot API as documented 2026-11-24 (https://core.telegram.org/bots/api; cited in
+// telegram.connector.ts). Lengths in UTF-16 code units.
+const PHOTO_MAX_BYTES = 10 * 1024 * 1024;
+const FILE_MAX_BYTES = 50 * 1024 * 1024;
+
+type TFilePart = { name: string; type: string; bytes: Buffer };
+
+/** JSON, form, or multipart: fields (JSON-looking ones parsed) and the uploaded parts by field name. */
+async function readCall(
+  req: Request,
+): Promise<{ body: Record<string, unknown>; files: Map<string, TFilePart> }> {
+  const form = await readForm(req);
+  const files = new Map<string, TFilePart>();
+  if (!form) return { body: (req.body ?? {}) as Record<string, unknown>, files };
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of form.entries()) {
+    if (typeof value === 'string') {
+      body[key] = /^[[{]/.test(value) ? safeJson(value) : value;
+    } else {
+      const file = await fileOf(value);
+      if (file) files.set(key, file);
+    }
+  }
+  return { body, files };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** A file given as an upload (the part itself, or `attach://name`), or as a URL / file_id string. */
+function mediaOf(value: unknown, field: string, files: Map<string, TFilePart>): TFilePart | string | null {
+  const direct = files.get(field);
+  if (direct) return direct;
+  if (typeof value !== 'string' || value === '') return null;
+  if (value.startsWith('attach://')) return files.get(value.slice('attach://'.length)) ?? null;
+  return value;
+}
+
+function describe(media: TFilePart | string): unknown {
+  return typeof media === 'string' ? media : { bytes: media.bytes.length, type: media.type };
+}
+
+function tooBig(media: TFilePart | string, kind: string): boolean {
+  return (
+    typeof media !== 'string' && media.bytes.length > (kind === 'photo' ? PHOTO_MAX_BYTES : FILE_MAX_BYTES)
+  );
+}
 
 /** Bot API errors: `{ ok: false, error_code, description, parameters? }`, HTTP status = error_code. */
 function botError(
@@ -67,12 +121,17 @@ export function registerTelegramSim(router: Router, sim: SimState): void {
 
   router.use(networkMiddleware(sim, 'telegram', renderTelegramError));
 
-  function post(req: Request, res: Response, chat: TChat, parts: { text: string; media: unknown }[]): void {
-    const messages = parts.map(({ text, media }) => {
+  function post(
+    req: Request,
+    res: Response,
+    chat: TChat,
+    parts: { text: string; media: unknown; replyTo: string | null }[],
+  ): void {
+    const messages = parts.map(({ text, media, replyTo }) => {
       nextMessageId += 1;
       const id = String(nextMessageId);
       chatOfMessage.set(id, chat.id);
-      sim.addPost({ platform: 'telegram', remoteId: id, text, replyTo: null, media, idempotencyKey: null });
+      sim.addPost({ platform: 'telegram', remoteId: id, text, replyTo, media, idempotencyKey: null });
       return {
         message_id: nextMessageId,
         date: Math.floor(Date.now() / 1000),
@@ -92,13 +151,13 @@ export function registerTelegramSim(router: Router, sim: SimState): void {
   }
 
   /** Returns whatever the branch answered, so each branch can end with `return`. */
-  function dispatch(req: Request<{ bot: string; method: string }>, res: Response): unknown {
+  async function dispatch(req: Request<{ bot: string; method: string }>, res: Response): Promise<unknown> {
     const { bot, method } = req.params;
     if (!bot.startsWith('bot') || !/^\d+:[\w-]+$/.test(bot.slice(3))) {
       botError(res, 401, 'Unauthorized');
       return;
     }
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const { body, files } = await readCall(req);
     const chat = chatOf(body.chat_id, usernames);
     if (!chat) {
       botError(res, 400, 'Bad Request: chat not found');
@@ -114,26 +173,39 @@ export function registerTelegramSim(router: Router, sim: SimState): void {
         const text = typeof body.text === 'string' ? body.text : '';
         if (!text) return botError(res, 400, 'Bad Request: message text is empty');
         if (text.length > 4096) return botError(res, 400, 'Bad Request: message is too long');
-        return post(req, res, chat, [{ text, media: body.link_preview_options ?? null }]);
+        const reply = body.reply_parameters as
+          | { message_id?: unknown; allow_sending_without_reply?: boolean }
+          | undefined;
+        const replyTo = reply?.message_id === undefined ? null : String(reply.message_id);
+        if (replyTo && chatOfMessage.get(replyTo) !== chat.id && !reply?.allow_sending_without_reply) {
+          return botError(res, 400, 'Bad Request: message to be replied not found');
+        }
+        return post(req, res, chat, [{ text, media: body.link_preview_options ?? null, replyTo }]);
       }
       case 'sendPhoto':
       case 'sendVideo': {
         const field = method === 'sendPhoto' ? 'photo' : 'video';
-        if (typeof body[field] !== 'string')
-          return botError(res, 400, `Bad Request: there is no ${field} in the request`);
-        return post(req, res, chat, [{ text: caption, media: { [field]: body[field] } }]);
+        const media = mediaOf(body[field], field, files);
+        if (!media) return botError(res, 400, `Bad Request: there is no ${field} in the request`);
+        if (tooBig(media, field)) return botError(res, 400, 'Bad Request: file is too big');
+        return post(req, res, chat, [{ text: caption, media: { [field]: describe(media) }, replyTo: null }]);
       }
       case 'sendMediaGroup': {
         const items = Array.isArray(body.media) ? (body.media as TMediaItem[]) : [];
         if (items.length < 2 || items.length > 10) {
           return botError(res, 400, 'Bad Request: wrong number of messages in the media group');
         }
-        return post(
-          req,
-          res,
-          chat,
-          items.map((item) => ({ text: item.caption ?? '', media: { [item.type ?? 'photo']: item.media } })),
-        );
+        const parts: { text: string; media: unknown; replyTo: null }[] = [];
+        for (const item of items) {
+          if ((item.caption ?? '').length > 1024)
+            return botError(res, 400, 'Bad Request: message caption is too long');
+          const kind = item.type === 'video' ? 'video' : 'photo';
+          const media = mediaOf(item.media, '', files);
+          if (!media) return botError(res, 400, 'Bad Request: wrong file identifier/HTTP URL specified');
+          if (tooBig(media, kind)) return botError(res, 400, 'Bad Request: file is too big');
+          parts.push({ text: item.caption ?? '', media: { [kind]: describe(media) }, replyTo: null });
+        }
+        return post(req, res, chat, parts);
       }
       case 'deleteMessage':
         if (!remove(chat, [body.message_id]))
@@ -147,7 +219,7 @@ export function registerTelegramSim(router: Router, sim: SimState): void {
     }
   }
 
-  router.post('/:bot/:method', (req, res) => {
-    dispatch(req, res);
+  router.post('/:bot/:method', async (req, res) => {
+    await dispatch(req, res);
   });
 }

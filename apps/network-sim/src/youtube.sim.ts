@@ -1,5 +1,16 @@
+import { fakeMp4 } from '@sps/core';
 import type { Request, Response, Router } from 'express';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+
+/** A 1 KB MP4 (a 5-second movie header and padding): enough for the connector to download and forward. */
+const FAKE_MP4 = Buffer.from(fakeMp4(5, 1024));
+
+// YouTube Data API v3 as documented 2026-11-24 (pages cited in youtube.connector.ts).
+
+/** A project whose daily quota is used up: every call answers 403 `quotaExceeded`. */
+export const YOUTUBE_SIM_QUOTA_TOKEN = 'yt-quota-exhausted';
+/** A channel over its upload count: session starts answer 400 `uploadLimitExceeded`. */
+export const YOUTUBE_SIM_UPLOAD_LIMIT_TOKEN = 'yt-upload-limit';
 
 /** Google API errors: `{ error: { code, message, errors: [{ reason, domain }], status } }`. */
 function googleError(res: Response, code: number, reason: string, message: string, status: string): void {
@@ -37,9 +48,6 @@ const renderYoutubeError: TErrorRenderer = (res, fault) => {
   }
 };
 
-/** A few bytes with an MP4 `ftyp` box: enough for the connector to download and forward. */
-const FAKE_MP4 = Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex');
-
 interface TVideoResource {
   snippet?: { title?: string; description?: string; categoryId?: string };
   status?: { privacyStatus?: string };
@@ -49,6 +57,11 @@ interface TSession {
   metadata: TVideoResource;
   contentType: string;
   declaredLength: number | undefined;
+  /** Bytes kept so far; a resumed upload continues from here. */
+  received: Buffer[];
+  receivedBytes: number;
+  /** The created video, once every byte arrived (a session creates at most one). */
+  video?: unknown;
   hang: boolean;
 }
 
@@ -67,6 +80,24 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
   router.use(networkMiddleware(sim, 'youtube', renderYoutubeError));
   router.use((req: Request, res: Response, next) => {
     const header = req.headers.authorization ?? '';
+    if (header === `Bearer ${YOUTUBE_SIM_QUOTA_TOKEN}`) {
+      // Quota errors carry no status string: 403 with reason quotaExceeded in domain youtube.quota.
+      res.status(403).json({
+        error: {
+          code: 403,
+          message:
+            'The request cannot be completed because you have exceeded your <a href="/youtube/v3/getting-started#quota">quota</a>.',
+          errors: [
+            {
+              message: 'The request cannot be completed because you have exceeded your quota.',
+              domain: 'youtube.quota',
+              reason: 'quotaExceeded',
+            },
+          ],
+        },
+      });
+      return;
+    }
     if (header.startsWith('Bearer ') && header.length > 7) return next();
     googleError(res, 401, 'required', 'Login Required.', 'UNAUTHENTICATED');
   });
@@ -84,7 +115,8 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
     }
     const metadata = (req.body ?? {}) as TVideoResource;
     const title = metadata.snippet?.title ?? '';
-    if (!title || title.length > 100 || /[<>]/.test(title)) {
+    // "at most 100 characters … all valid UTF-8 characters except < and >".
+    if (!title || Array.from(title).length > 100 || /[<>]/.test(title)) {
       googleError(
         res,
         400,
@@ -94,12 +126,42 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
       );
       return;
     }
+    const description = metadata.snippet?.description ?? '';
+    // "at most 5000 bytes … except < and >".
+    if (Buffer.byteLength(description, 'utf8') > 5000 || /[<>]/.test(description)) {
+      googleError(
+        res,
+        400,
+        'invalidDescription',
+        'The request metadata specifies an invalid video description.',
+        'INVALID_ARGUMENT',
+      );
+      return;
+    }
+    if (req.headers.authorization === `Bearer ${YOUTUBE_SIM_UPLOAD_LIMIT_TOKEN}`) {
+      res.status(400).json({
+        error: {
+          code: 400,
+          message: 'The user has exceeded the number of videos they may upload.',
+          errors: [
+            {
+              message: 'The user has exceeded the number of videos they may upload.',
+              domain: 'youtube.video',
+              reason: 'uploadLimitExceeded',
+            },
+          ],
+        },
+      });
+      return;
+    }
     const uploadId = sim.nextUuid();
     const length = Number(req.headers['x-upload-content-length']);
     sessions.set(uploadId, {
       metadata,
       contentType: String(req.headers['x-upload-content-type'] ?? 'video/*'),
       declaredLength: Number.isFinite(length) ? length : undefined,
+      received: [],
+      receivedBytes: 0,
       // A hang consumed here still means "the video was created but its answer was lost".
       hang: Boolean(res.locals.hangAfterCreate),
     });
@@ -122,14 +184,74 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
         .json({ error: { code: 404, message: 'Upload session not found', status: 'NOT_FOUND' } });
       return;
     }
-    const bytes = Buffer.isBuffer(req.body) ? req.body.length : 0;
-    if (bytes === 0 || (session.declaredLength !== undefined && bytes !== session.declaredLength)) {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const total = session.declaredLength;
+    const range = String(req.headers['content-range'] ?? '');
+    // Status query: `bytes */TOTAL` with no body.
+    if (/^bytes \*\/\d+$/.test(range)) {
+      if (session.video) {
+        res.status(200).json(session.video);
+        return;
+      }
+      if (session.receivedBytes > 0) res.set('Range', `bytes=0-${session.receivedBytes - 1}`);
+      res.status(308).end();
+      return;
+    }
+    const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(range);
+    const first = match ? Number(match[1]) : 0;
+    if (session.video || first !== session.receivedBytes || (match && Number(match[3]) !== total)) {
+      // Modeled: the guide says to resume from the byte after the Range the session reported.
+      googleError(
+        res,
+        400,
+        'badContent',
+        'The Content-Range does not continue the upload.',
+        'INVALID_ARGUMENT',
+      );
+      return;
+    }
+    if (body.length === 0 || (match && body.length !== Number(match[2]) - first + 1)) {
       googleError(res, 400, 'badContent', 'The uploaded content is incomplete or empty.', 'INVALID_ARGUMENT');
       return;
     }
-    sessions.delete(uploadId);
+    if (res.locals.hangAfterCreate) {
+      // The connection dropped mid-transfer: the session kept the first half and nobody answers.
+      const kept = body.subarray(0, Math.floor(body.length / 2));
+      session.received.push(kept);
+      session.receivedBytes += kept.length;
+      answerOrHang(res, () => undefined);
+      return;
+    }
+    session.received.push(body);
+    session.receivedBytes += body.length;
+    if (total !== undefined && session.receivedBytes < total) {
+      res
+        .set('Range', `bytes=0-${session.receivedBytes - 1}`)
+        .status(308)
+        .end();
+      return;
+    }
+    if (total !== undefined && session.receivedBytes > total) {
+      googleError(
+        res,
+        400,
+        'badContent',
+        'The uploaded content is longer than declared.',
+        'INVALID_ARGUMENT',
+      );
+      return;
+    }
     const id = sim.nextUuid().replace(/-/g, '').slice(0, 11);
     const snippet = { ...session.metadata.snippet, channelId: 'UCsimchannel000000000000' };
+    const bytes = session.receivedBytes;
+    session.received = [];
+    session.video = {
+      kind: 'youtube#video',
+      etag: 'sim-etag',
+      id,
+      snippet,
+      status: { uploadStatus: 'uploaded', privacyStatus: session.metadata.status?.privacyStatus ?? 'public' },
+    };
     sim.addPost({
       platform: 'youtube',
       remoteId: id,
@@ -139,18 +261,7 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
       idempotencyKey: null,
     });
     if (session.hang) res.locals.hangAfterCreate = true;
-    answerOrHang(res, () =>
-      res.json({
-        kind: 'youtube#video',
-        etag: 'sim-etag',
-        id,
-        snippet,
-        status: {
-          uploadStatus: 'uploaded',
-          privacyStatus: session.metadata.status?.privacyStatus ?? 'public',
-        },
-      }),
-    );
+    answerOrHang(res, () => res.json(session.video));
   });
 
   router.delete('/youtube/v3/videos', (req, res) => {

@@ -118,10 +118,14 @@ async function publishNetwork(
       });
       continue;
     }
+    // Saved progress (an upload session, a publish id) means the connector resumes the same remote
+    // work, which cannot create a second copy; without it an interrupted send may have posted.
+    const progress = existing && existing.status !== 'sent' ? existing.meta : null;
     if (
       existing &&
       (existing.status === 'sending' || existing.status === 'unknown') &&
-      !IDEMPOTENT.has(platform)
+      !IDEMPOTENT.has(platform) &&
+      !progress
     ) {
       // A previous attempt sent this segment and never learned the answer (crash or timeout).
       const error = `${platform} may or may not have received part ${item.segmentIndex + 1} of this post (the previous attempt was interrupted). Check the ${platform} account; use retry to send the missing parts.`;
@@ -142,6 +146,10 @@ async function publishNetwork(
       replyTo,
       root,
       idempotencyKey,
+      progress: {
+        saved: progress,
+        save: (state) => ctx.publishing.saveProgress(post.id, platform, item.segmentIndex, state),
+      },
     });
     if (outcome.ok) {
       await ctx.publishing.markSent(post.id, platform, item.segmentIndex, {
@@ -289,11 +297,15 @@ async function expireAccounts(
   }
 }
 
-/** Retry delays: what the network asked for, else exponential from the base, capped at 5 minutes. */
+/**
+ * Retry delays: what the network asked for (up to a day and an hour: YouTube's daily quota resets at
+ * midnight Pacific Time, up to 24 h away), else exponential from the base, capped at 5 minutes.
+ */
+export const MAX_NETWORK_WAIT_MS = 25 * 60 * 60_000;
 export function publishBackoff(baseMs: number) {
   return (attemptsMade: number, _type?: string, err?: Error): number => {
     if (err instanceof RetryLaterError && err.retryAfterMs !== undefined)
-      return Math.min(Math.max(err.retryAfterMs, 100), 60 * 60_000);
+      return Math.min(Math.max(err.retryAfterMs, 100), MAX_NETWORK_WAIT_MS);
     return Math.min(baseMs * 2 ** Math.max(0, attemptsMade - 1), 5 * 60_000);
   };
 }

@@ -6,6 +6,7 @@ export * from './duration.js';
 export * from './env-schema.js';
 export * from './error-body.js';
 export * from './media-rules.js';
+export * from './mp4-duration.js';
 export * from './password.js';
 export * from './platforms.js';
 export * from './post-input-a.js';

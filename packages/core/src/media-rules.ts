@@ -136,7 +136,7 @@ export const NETWORK_MEDIA_RULES: Record<TPlatform, TMediaRule> = {
     imageExtensions: null,
     videoExtensions: null,
     gifAlone: false,
-    docs: 'https://api.slack.com/messaging/files',
+    docs: 'https://docs.slack.dev/reference/methods/files.getUploadURLExternal',
   },
   telegram: {
     requires: 'nothing',

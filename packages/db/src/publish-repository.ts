@@ -143,6 +143,23 @@ export function createPublishRepository(db: TDb) {
       });
     },
 
+    /**
+     * A connector's resumable progress (upload session, publish id) on a segment not yet sent, so the next
+     * attempt resumes the same remote work. A sent segment keeps the ids its replies need instead.
+     */
+    async saveProgress(
+      postId: string,
+      platform: TPlatform,
+      segmentIndex: number,
+      progress: Record<string, string> | null,
+    ): Promise<void> {
+      await sqlOf(db).query(
+        `UPDATE segment_deliveries SET remote_meta = $4::jsonb, updated_at = $5
+         WHERE post_id = $1 AND platform = $2 AND segment_index = $3 AND status <> 'sent'`,
+        [postId, platform, segmentIndex, progress === null ? null : JSON.stringify(progress), new Date()],
+      );
+    },
+
     /** Touch so the reconciler does not take a live attempt for a stuck one. */
     async touch(postId: string): Promise<void> {
       await sqlOf(db).query('UPDATE posts SET updated_at = $2 WHERE id = $1', [postId, new Date()]);

@@ -34,6 +34,18 @@ export interface TRemoteRef {
   meta?: Record<string, string>;
 }
 
+/**
+ * Progress of a publish that takes several calls and may outlive one attempt (a YouTube upload session,
+ * a TikTok publish id). The publisher keeps it in PostgreSQL on the segment's row, so a job retry, a
+ * stalled job or a restarted worker resumes the same remote work instead of starting a second one.
+ */
+export interface TPublishProgress {
+  /** What an earlier attempt of this segment saved; null when it starts afresh. */
+  saved: Record<string, string> | null;
+  /** Stores the progress (null clears it); resolves once it is durable. */
+  save(state: Record<string, string> | null): Promise<void>;
+}
+
 export interface TPublishInput {
   account: TConnectorAccount;
   text: string;
@@ -46,6 +58,8 @@ export interface TPublishInput {
   root: TRemoteRef | null;
   /** Stable per (post, network, segment); sent where the network supports idempotency keys. */
   idempotencyKey: string;
+  /** Resumable progress; absent in callers that do not keep it (each publish then starts afresh). */
+  progress?: TPublishProgress;
 }
 
 export type TFailureKind = 'auth_expired' | 'rate_limited' | 'rejected' | 'transient';

@@ -10,11 +10,53 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
+import { createMediaFetcher } from './media-fetch.js';
 
+// Discord REST v10, read 2026-11-24: files go as multipart `files[n]` beside `payload_json`, whose
+// `attachments[]` name each n and carry `description` (alt text, at most 1024 characters)
+// (https://discord.com/developers/docs/reference#uploading-files); a message's content is at most 2000
+// characters and at most 10 files (https://discord.com/developers/docs/resources/message#create-message);
+// uploads are limited to 10 MiB in a server without boosts, which is what a bot can count on.
 const DEFAULT_BASE_URL = 'https://discord.com/api/v10';
 const NETWORK = 'Discord';
-const MAX_EMBEDS = 10;
+const MAX_FILES = 10;
+const CONTENT_MAX = 2000;
+const DESCRIPTION_MAX = 1024;
+const UPLOAD_LIMIT = 10 * 1024 * 1024;
+
+const EXTENSIONS: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'video/mp4': 'mp4',
+  'video/quicktime': 'mov',
+  'video/webm': 'webm',
+};
+
+/** A safe file name from the URL's last path segment, with the extension of the bytes' real type. */
+function fileName(url: string, type: string, index: number): string {
+  let base = `file${index}`;
+  try {
+    const last = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+    const stem = last
+      .replace(/\.[^.]*$/, '')
+      .replace(/[^\w.-]+/g, '_')
+      .slice(0, 80);
+    if (stem) base = stem;
+  } catch {
+    // Keep the generic name.
+  }
+  return `${base}.${EXTENSIONS[type] ?? 'bin'}`;
+}
+
+interface TFile {
+  name: string;
+  type: string;
+  bytes: Buffer;
+  description?: string;
+}
 
 function classify(error: unknown): TNetworkFailure {
   const failure = classifyHttpError(error, { network: NETWORK });
@@ -42,6 +84,7 @@ function rejected(message: string): TPublishOutcome {
 
 export function createDiscordConnector(options: TConnectorOptions = {}): TNetworkConnector {
   const http = createHttpClient(options.baseUrl ?? DEFAULT_BASE_URL, options.timeoutMs);
+  const fetchMedia = options.fetchMedia ?? createMediaFetcher();
   const headers = (account: TConnectorAccount) => ({ authorization: `Bot ${account.token}` });
   /** Channel → guild; channels do not move between guilds. */
   const guilds = new Map<string, string>();
@@ -63,6 +106,40 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
     }
   }
 
+  /**
+   * Images and the video as attachments, all within the upload limit: each image gets an equal share
+   * (re-encoded to fit it), a video the whole limit; alt text is the attachment's description.
+   */
+  async function download(media: TPublishInput['media']): Promise<TStep<TFile[]>> {
+    const items = [
+      ...(media?.images ?? []).map((image) => ({ kind: 'image' as const, ...image })),
+      ...(media?.video ? [{ kind: 'video' as const, url: media.video.url, altText: undefined }] : []),
+    ];
+    if (items.length > MAX_FILES) {
+      return {
+        ok: false,
+        failure: {
+          kind: 'rejected',
+          message: `${NETWORK} messages hold at most ${MAX_FILES} files. Remove some and retry.`,
+        },
+      };
+    }
+    const share = Math.floor(UPLOAD_LIMIT / Math.max(1, items.length));
+    const files: TFile[] = [];
+    for (const [index, item] of items.entries()) {
+      const got = await fetchMedia({ url: item.url, kind: item.kind, network: NETWORK, maxBytes: share });
+      if (!got.ok) return got;
+      const description = item.altText?.slice(0, DESCRIPTION_MAX);
+      files.push({
+        name: fileName(item.url, got.value.type, index),
+        type: got.value.type,
+        bytes: got.value.bytes,
+        ...(description ? { description } : {}),
+      });
+    }
+    return { ok: true, value: files };
+  }
+
   return {
     platform: 'discord',
     async publish(input: TPublishInput): Promise<TPublishOutcome> {
@@ -73,24 +150,41 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
           `The ${NETWORK} account has no channel id. Reconnect it with the target channel and retry.`,
         );
       }
-      const images = media?.images ?? [];
-      if (images.length > MAX_EMBEDS) {
-        return rejected(`${NETWORK} messages show at most ${MAX_EMBEDS} images. Remove some and retry.`);
+      // The limit holds for the text as sent: no link or suffix is added after this check.
+      const length = Array.from(text).length;
+      if (length > CONTENT_MAX) {
+        return rejected(
+          `${NETWORK} messages hold at most ${CONTENT_MAX} characters; this one has ${length}. Shorten it and retry.`,
+        );
       }
-      // Bots cannot embed video players; Discord unfurls a video link in the content instead.
-      const video = media?.video?.url;
-      const content = video ? [text, video].filter(Boolean).join('\n') : text;
+      const files = await download(media);
+      if (!files.ok) return files;
+      const payload = {
+        content: text,
+        nonce: nonceOf(input.idempotencyKey),
+        enforce_nonce: true,
+        ...(files.value.length > 0
+          ? {
+              attachments: files.value.map((file, id) => ({
+                id,
+                filename: file.name,
+                ...(file.description ? { description: file.description } : {}),
+              })),
+            }
+          : {}),
+      };
+      let body: FormData | undefined;
+      if (files.value.length > 0) {
+        body = new FormData();
+        body.append('payload_json', JSON.stringify(payload));
+        for (const [id, file] of files.value.entries()) {
+          body.append(`files[${id}]`, new Blob([file.bytes], { type: file.type }), file.name);
+        }
+      }
       try {
         const message = await http
           .post(`channels/${encodeURIComponent(channelId)}/messages`, {
-            json: {
-              content,
-              ...(images.length > 0
-                ? { embeds: images.map((image) => ({ image: { url: image.url } })) }
-                : {}),
-              nonce: nonceOf(input.idempotencyKey),
-              enforce_nonce: true,
-            },
+            ...(body ? { body } : { json: payload }),
             headers: headers(account),
           })
           .json<{ id?: string; channel_id?: string; guild_id?: string }>();

@@ -2,7 +2,6 @@ import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
-  TMedia,
   TNetworkConnector,
   TNetworkFailure,
   TPublishInput,
@@ -10,11 +9,17 @@ import type {
   TRemoteRef,
 } from './connector.js';
 import { classifyHttpError, createHttpClient, truncateBody } from './http-client.js';
+import { createMediaFetcher } from './media-fetch.js';
+import { createSlackFiles } from './slack-files.js';
 
 const DEFAULT_BASE_URL = 'https://slack.com/api';
 const NETWORK = 'Slack';
-/** Section blocks hold at most 3000 characters of text. */
-const SECTION_MAX = 3000;
+/**
+ * Slack truncates message text beyond 40,000 characters
+ * (https://api.slack.com/changelog/2018-04-truncating-really-long-messages, chat.postMessage's `text`);
+ * a post is refused rather than cut silently.
+ */
+const TEXT_MAX = 40_000;
 const AUTH_ERRORS = new Set([
   'invalid_auth',
   'token_expired',
@@ -72,27 +77,20 @@ function classify(error: unknown): TNetworkFailure {
   });
 }
 
-/** Blocks replace the message text in the client, so the text is repeated in section blocks. */
-function blocksOf(text: string, media: TMedia): unknown[] {
-  const blocks: unknown[] = [];
-  for (let start = 0; start < text.length; start += SECTION_MAX) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: text.slice(start, start + SECTION_MAX) } });
-  }
-  for (const image of media.images) {
-    blocks.push({ type: 'image', image_url: image.url, alt_text: image.altText || 'image' });
-  }
-  // Video blocks need an embeddable player page; a plain link lets Slack unfurl the file instead.
-  if (media.video) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `<${media.video.url}>` } });
-  }
-  return blocks;
-}
-
 export function createSlackConnector(options: TConnectorOptions = {}): TNetworkConnector {
   const http = createHttpClient(options.baseUrl ?? DEFAULT_BASE_URL, options.timeoutMs);
   const headers = (account: TConnectorAccount) => ({
     authorization: `Bearer ${account.token}`,
     'content-type': 'application/json; charset=utf-8',
+  });
+  const files = createSlackFiles({
+    http,
+    fetchMedia: options.fetchMedia ?? createMediaFetcher(),
+    timeoutMs: options.timeoutMs ?? 15_000,
+    headers,
+    answerFailure,
+    classify,
+    wait: options.processingWait,
   });
 
   async function permalink(account: TConnectorAccount, channel: string, ts: string): Promise<string> {
@@ -125,11 +123,46 @@ export function createSlackConnector(options: TConnectorOptions = {}): TNetworkC
           },
         };
       }
+      const length = Array.from(text).length;
+      if (length > TEXT_MAX) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'rejected',
+            message: `${NETWORK} messages hold at most ${TEXT_MAX} characters; this one has ${length}. Shorten it and retry.`,
+          },
+        };
+      }
+      // Replies go under the thread's first message ("never use a reply's ts").
+      const threadTs = (input.root ?? input.replyTo)?.remoteId;
+      const saved = input.progress?.saved;
       const hasMedia = Boolean(media && (media.images.length > 0 || media.video));
+      if (saved?.sharedFile || (media && hasMedia)) {
+        let fileId = saved?.sharedFile ?? '';
+        let fileIds = saved?.fileIds ?? '';
+        if (!fileId && media) {
+          const uploaded = await files.upload(account, media);
+          if (!uploaded.ok) return uploaded;
+          const shared = await files.complete(account, uploaded.value, channel, text, threadTs);
+          if (!shared.ok) return shared;
+          fileId = uploaded.value[0]?.id ?? '';
+          fileIds = uploaded.value.map((f) => f.id).join(',');
+          // The message exists now: a retry only looks for its ts, it never shares again.
+          await input.progress?.save({ sharedFile: fileId, fileIds });
+        }
+        const ts = await files.sharedTs(account, fileId, channel);
+        if (!ts.ok) return ts;
+        return {
+          ok: true,
+          remoteId: ts.value,
+          url: await permalink(account, channel, ts.value),
+          meta: { channel, fileIds },
+        };
+      }
       try {
         const body = await http
           .post('chat.postMessage', {
-            json: { channel, text, ...(media && hasMedia ? { blocks: blocksOf(text, media) } : {}) },
+            json: { channel, text, ...(threadTs ? { thread_ts: threadTs } : {}) },
             headers: headers(account),
           })
           .json<TSlackAnswer & { channel?: string; ts?: string }>();
@@ -168,8 +201,18 @@ export function createSlackConnector(options: TConnectorOptions = {}): TNetworkC
         const body = await http
           .post('chat.delete', { json: { channel, ts: remote.remoteId }, headers: headers(account) })
           .json<TSlackAnswer>();
-        if (body.ok || body.error === 'message_not_found') return { ok: true };
-        return { ok: false, failure: answerFailure(body, false) };
+        if (!body.ok && body.error !== 'message_not_found')
+          return { ok: false, failure: answerFailure(body, false) };
+        // The files shared with the message stay in the workspace unless deleted too.
+        for (const file of (remote.meta?.fileIds ?? '').split(',').filter(Boolean)) {
+          const gone = await http
+            .post('files.delete', { json: { file }, headers: headers(account) })
+            .json<TSlackAnswer>();
+          if (!gone.ok && gone.error !== 'file_not_found' && gone.error !== 'file_deleted') {
+            return { ok: false, failure: answerFailure(gone, false) };
+          }
+        }
+        return { ok: true };
       } catch (error) {
         const failure = classify(error);
         if (failure.status === 404) return { ok: true };

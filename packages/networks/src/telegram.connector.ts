@@ -9,12 +9,22 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
+import { createMediaFetcher } from './media-fetch.js';
 
+// Telegram Bot API, read 2026-11-24 (https://core.telegram.org/bots/api): sendMessage text 1-4096
+// characters; sendPhoto / sendVideo / sendMediaGroup captions 0-1024; albums of 2-10 photos and videos;
+// files uploaded as multipart/form-data up to 10 MB for photos and 50 MB for other files (a photo's
+// width + height at most 10000), album items referring to their parts as `attach://<name>`
+// (https://core.telegram.org/bots/api#sending-files). Lengths are counted in UTF-16 code units here,
+// Telegram's own unit for entities, which is never less than the characters it counts.
 const DEFAULT_BASE_URL = 'https://api.telegram.org';
 const NETWORK = 'Telegram';
 const CAPTION_MAX = 1024;
+const TEXT_MAX = 4096;
 const MEDIA_GROUP_MAX = 10;
+const PHOTO_MAX_BYTES = 10 * 1024 * 1024;
+const FILE_MAX_BYTES = 50 * 1024 * 1024;
 
 /** Bot API answers: `{ ok: true, result }` or `{ ok: false, error_code, description, parameters }`. */
 interface TBotAnswer<T> {
@@ -58,10 +68,14 @@ function messageUrl(message: TMessage): string {
   return chatId.startsWith('-100') ? `https://t.me/c/${chatId.slice(4)}/${id}` : '';
 }
 
-type TItem = { type: 'photo' | 'video'; media: string };
+type TItem = { type: 'photo' | 'video'; name: string; bytes: Buffer; mime: string };
+
+/** Saved once the media messages exist, so a retry sends only the text that follows them. */
+type TProgress = { mediaIds: string; chatId: string };
 
 export function createTelegramConnector(options: TConnectorOptions = {}): TNetworkConnector {
   const http = createHttpClient(options.baseUrl ?? DEFAULT_BASE_URL, options.timeoutMs);
+  const fetchMedia = options.fetchMedia ?? createMediaFetcher();
 
   /** The bot token is part of the path; got's errors never carry the URL into our failure messages. */
   async function call<T>(
@@ -76,34 +90,121 @@ export function createTelegramConnector(options: TConnectorOptions = {}): TNetwo
     return body.result;
   }
 
-  async function send(account: TConnectorAccount, chatId: string, input: TPublishInput): Promise<TMessage[]> {
-    const { text, media } = input;
-    const items: TItem[] = [
-      ...(media?.images ?? []).map((image) => ({ type: 'photo' as const, media: image.url })),
-      ...(media?.video ? [{ type: 'video' as const, media: media.video.url }] : []),
-    ];
-    const first = items[0];
-    if (!first) return [await call<TMessage>(account, 'sendMessage', { chat_id: chatId, text })];
-    if (text.length > CAPTION_MAX) {
-      // Captions stop at 1024 characters; a text message previewing the first media keeps it one message.
-      return [
-        await call<TMessage>(account, 'sendMessage', {
-          chat_id: chatId,
-          text,
-          link_preview_options: { url: first.media, prefer_large_media: true, show_above_text: true },
-        }),
-      ];
+  /** A multipart call: fields as strings, files as parts. */
+  async function upload<T>(
+    account: TConnectorAccount,
+    method: string,
+    fields: Record<string, string>,
+    parts: { field: string; item: TItem }[],
+  ): Promise<T> {
+    const form = new FormData();
+    for (const [key, value] of Object.entries(fields)) form.append(key, value);
+    for (const { field, item } of parts) {
+      form.append(field, new Blob([item.bytes], { type: item.mime }), item.name);
     }
-    const caption = text ? { caption: text } : {};
-    if (items.length === 1) {
+    const body = await http.post(`bot${account.token}/${method}`, { body: form }).json<TBotAnswer<T>>();
+    if (!body.ok || body.result === undefined) {
+      throw new Error(`${NETWORK} answered ${method} without a result`);
+    }
+    return body.result;
+  }
+
+  async function download(input: TPublishInput): Promise<TStep<TItem[]>> {
+    const { media } = input;
+    const wanted = [
+      ...(media?.images ?? []).map((image) => ({ kind: 'image' as const, url: image.url })),
+      ...(media?.video ? [{ kind: 'video' as const, url: media.video.url }] : []),
+    ];
+    const items: TItem[] = [];
+    for (const [index, item] of wanted.entries()) {
+      const got = await fetchMedia({
+        url: item.url,
+        kind: item.kind,
+        network: NETWORK,
+        maxBytes: item.kind === 'image' ? PHOTO_MAX_BYTES : FILE_MAX_BYTES,
+      });
+      if (!got.ok) return got;
+      items.push({
+        type: item.kind === 'image' ? 'photo' : 'video',
+        name: `file${index}`,
+        bytes: got.value.bytes,
+        mime: got.value.type,
+      });
+    }
+    return { ok: true, value: items };
+  }
+
+  /** The media as one message (sendPhoto, sendVideo) or an album (sendMediaGroup), captioned when given. */
+  async function sendMedia(
+    account: TConnectorAccount,
+    chatId: string,
+    items: TItem[],
+    caption: string,
+  ): Promise<TMessage[]> {
+    const captioned: Record<string, string> = caption ? { caption } : {};
+    const [first] = items;
+    if (items.length === 1 && first) {
       const method = first.type === 'photo' ? 'sendPhoto' : 'sendVideo';
-      return [
-        await call<TMessage>(account, method, { chat_id: chatId, [first.type]: first.media, ...caption }),
-      ];
+      // A single file goes in the method's own field (photo, video) as a multipart part.
+      const fields: Record<string, string> = { chat_id: chatId, ...captioned };
+      return [await upload<TMessage>(account, method, fields, [{ field: first.type, item: first }])];
     }
     // The caption of the first item is shown as the album's caption.
-    const group = items.map((item, index) => (index === 0 ? { ...item, ...caption } : item));
-    return call<TMessage[]>(account, 'sendMediaGroup', { chat_id: chatId, media: group });
+    const group = items.map((item, index) => ({
+      type: item.type,
+      media: `attach://${item.name}`,
+      ...(index === 0 ? captioned : {}),
+    }));
+    return upload<TMessage[]>(
+      account,
+      'sendMediaGroup',
+      { chat_id: chatId, media: JSON.stringify(group) },
+      items.map((item) => ({ field: item.name, item })),
+    );
+  }
+
+  /**
+   * Text alone is one sendMessage. With media, text within the caption limit is the caption; a longer
+   * text follows the media as its own message replying to them (README, Decisions), so neither is cut.
+   */
+  async function send(
+    account: TConnectorAccount,
+    chatId: string,
+    input: TPublishInput,
+  ): Promise<TStep<TMessage[]>> {
+    const { text } = input;
+    const count = (input.media?.images.length ?? 0) + (input.media?.video ? 1 : 0);
+    const saved = input.progress?.saved as TProgress | null | undefined;
+    if (count === 0)
+      return { ok: true, value: [await call<TMessage>(account, 'sendMessage', { chat_id: chatId, text })] };
+    const fits = text.length <= CAPTION_MAX;
+    let head: TMessage[];
+    if (saved?.mediaIds && !fits) {
+      head = saved.mediaIds
+        .split(',')
+        .map((id) => ({ message_id: Number(id), chat: { id: Number(saved.chatId) } }));
+    } else {
+      const items = await download(input);
+      if (!items.ok) return items;
+      head = await sendMedia(account, chatId, items.value, fits ? text : '');
+      if (fits) return { ok: true, value: head };
+      const first = head[0];
+      if (first) {
+        await input.progress?.save({
+          mediaIds: head.map((m) => m.message_id).join(','),
+          chatId: String(first.chat.id),
+        } satisfies TProgress);
+      }
+    }
+    const first = head[0];
+    const message = await call<TMessage>(account, 'sendMessage', {
+      chat_id: chatId,
+      text,
+      ...(first
+        ? { reply_parameters: { message_id: first.message_id, allow_sending_without_reply: true } }
+        : {}),
+    });
+    return { ok: true, value: [...head, message] };
   }
 
   return {
@@ -121,6 +222,15 @@ export function createTelegramConnector(options: TConnectorOptions = {}): TNetwo
         };
       }
       const count = (media?.images.length ?? 0) + (media?.video ? 1 : 0);
+      if (input.text.length > TEXT_MAX) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'rejected',
+            message: `${NETWORK} messages hold at most ${TEXT_MAX} characters; this one has ${input.text.length}. Shorten it and retry.`,
+          },
+        };
+      }
       if (count > MEDIA_GROUP_MAX) {
         return {
           ok: false,
@@ -131,7 +241,9 @@ export function createTelegramConnector(options: TConnectorOptions = {}): TNetwo
         };
       }
       try {
-        const messages = await send(account, chatId, input);
+        const sent = await send(account, chatId, input);
+        if (!sent.ok) return sent;
+        const messages = sent.value;
         const head = messages[0];
         if (!head) {
           return {

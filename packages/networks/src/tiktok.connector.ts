@@ -1,87 +1,252 @@
+import { mp4DurationSeconds } from '@sps/core';
 import type {
   TConnectorAccount,
   TConnectorOptions,
   TNetworkConnector,
-  TNetworkFailure,
   TPublishInput,
   TPublishOutcome,
 } from './connector.js';
-import { classifyHttpError, createHttpClient, truncateBody } from './http-client.js';
+import { createHttpClient, type TStep, truncateBody } from './http-client.js';
+import { createMediaFetcher } from './media-fetch.js';
+import { waitForProcessing } from './processing-wait.js';
+import {
+  classify,
+  NETWORK,
+  type TCreatorInfo,
+  type TEnvelope,
+  type TProgress,
+  type TStatus,
+  unwrap,
+} from './tiktok-api.js';
+import { planChunks, uploadChunks } from './tiktok-upload.js';
+
+// TikTok Content Posting API, Direct Post, read 2026-11-24:
+// https://developers.tiktok.com/doc/content-posting-api-reference-direct-post (creator info, video init)
+// https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide (FILE_UPLOAD chunks; PULL_FROM_URL
+//   only from a URL prefix or domain verified for the app, else `url_ownership_unverified`)
+// https://developers.tiktok.com/doc/content-posting-api-reference-photo-post (photos: PULL_FROM_URL only)
+// https://developers.tiktok.com/doc/content-posting-api-reference-get-video-status (status/fetch)
 
 const DEFAULT_BASE_URL = 'https://open.tiktokapis.com';
-const NETWORK = 'TikTok';
 const MAX_PHOTOS = 35;
+/** Lengths TikTok counts in UTF-16 code units (a JavaScript string's length). */
+const VIDEO_TITLE_MAX = 2200;
 const PHOTO_TITLE_MAX = 90;
-/** Errors that only a new authorization fixes. */
-const AUTH_CODES = new Set(['access_token_invalid', 'scope_not_authorized']);
+const PHOTO_DESCRIPTION_MAX = 4000;
+/**
+ * TikTok takes videos up to 4 GB, but the shared media fetcher holds a download in memory, so this
+ * service stops at 512 MB (README, Known gaps).
+ */
+const MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+/** Processing takes under a minute for 512 MB and moderation usually a minute (status page); 30 checks a minute allowed. */
+const WAIT_DEFAULTS = { intervalMs: 10_000, maxWaitMs: 5 * 60_000 };
 
-/** Every TikTok v2 answer: `{ data, error: { code, message, log_id } }`, with `code: "ok"` on success. */
-interface TEnvelope<T> {
-  data?: T;
-  error?: { code?: string; message?: string; log_id?: string };
-}
-
-interface TCreatorInfo {
-  creator_username?: string;
-  privacy_level_options?: string[];
-  comment_disabled?: boolean;
-  duet_disabled?: boolean;
-  stitch_disabled?: boolean;
-}
-
-function errorCode(body: unknown): string | undefined {
-  return typeof body === 'object' && body !== null ? (body as TEnvelope<unknown>).error?.code : undefined;
-}
-
-class StepFailure extends Error {
-  constructor(readonly failure: TNetworkFailure) {
-    super(failure.message);
-  }
-}
-
-function classify(error: unknown): TNetworkFailure {
-  if (error instanceof StepFailure) return error.failure;
-  return classifyHttpError(error, {
-    network: NETWORK,
-    isAuthError: (_status, body) => AUTH_CODES.has(errorCode(body) ?? ''),
-  });
-}
-
-/** TikTok reports errors with a non-2xx status, but a 2xx carrying an error code is not a success either. */
-function unwrap<T>(body: TEnvelope<T>): T {
-  const code = body.error?.code;
-  if (code && code !== 'ok') {
-    const auth = AUTH_CODES.has(code);
-    throw new StepFailure({
-      kind: auth ? 'auth_expired' : 'rejected',
-      body: truncateBody(body),
-      message: auth
-        ? `${NETWORK} rejected the account's token (${code}). Reconnect the ${NETWORK} account and retry.`
-        : `${NETWORK} rejected the post (${code}): ${body.error?.message ?? ''}. Fix the content or account and retry.`,
-    });
-  }
-  if (!body.data)
-    throw new StepFailure({ kind: 'transient', message: `${NETWORK} answered without data. Retrying.` });
-  return body.data;
-}
-
-/** Public unless the creator's settings (or an unaudited app) only allow narrower audiences. */
-function pickPrivacy(options: string[] | undefined): string {
-  if (!options || options.length === 0) return 'SELF_ONLY';
-  return options.includes('PUBLIC_TO_EVERYONE') ? 'PUBLIC_TO_EVERYONE' : (options[0] ?? 'SELF_ONLY');
+/**
+ * The privacy level must be one the creator's account offers now (`privacy_level_options`): public
+ * when offered, else the first one offered (an unaudited app or a private account offers fewer).
+ */
+function pickPrivacy(options: string[] | undefined): string | null {
+  if (!options || options.length === 0) return null;
+  return options.includes('PUBLIC_TO_EVERYONE') ? 'PUBLIC_TO_EVERYONE' : (options[0] ?? null);
 }
 
 function firstLine(text: string, max: number): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
-  return Array.from(line.trim()).slice(0, max).join('');
+  // Cut by code points, then keep within `max` UTF-16 units (TikTok's count) without splitting a pair.
+  let out = '';
+  for (const char of line.trim()) {
+    if (out.length + char.length > max) break;
+    out += char;
+  }
+  return out;
 }
+
+const rejected = (message: string): TPublishOutcome => ({
+  ok: false,
+  failure: { kind: 'rejected', message },
+});
 
 export function createTiktokConnector(options: TConnectorOptions = {}): TNetworkConnector {
   const http = createHttpClient(options.baseUrl ?? DEFAULT_BASE_URL, options.timeoutMs);
+  const fetchMedia = options.fetchMedia ?? createMediaFetcher();
   const headers = (account: TConnectorAccount) => ({
     authorization: `Bearer ${account.token}`,
     'content-type': 'application/json; charset=UTF-8',
   });
+
+  async function call<T>(account: TConnectorAccount, path: string, json: object): Promise<T> {
+    return unwrap(await http.post(path, { json, headers: headers(account) }).json<TEnvelope<T>>());
+  }
+
+  async function fetchStatus(account: TConnectorAccount, publishId: string): Promise<TStatus> {
+    const raw = await http
+      .post('v2/post/publish/status/fetch/', {
+        json: { publish_id: publishId },
+        headers: headers(account),
+        responseType: 'text',
+      })
+      .text();
+    // Post ids are int64 JSON numbers, beyond a double's exact range: read them as strings.
+    const quoted = raw.replace(
+      /("publicaly_available_post_id"\s*:\s*\[)([^\]]*)\]/,
+      (_m, head, ids: string) => `${head}${ids.replace(/(\d+)/g, '"$1"')}]`,
+    );
+    return unwrap(JSON.parse(quoted) as TEnvelope<TStatus>);
+  }
+
+  /** Polls `status/fetch` until PUBLISH_COMPLETE (success) or FAILED (TikTok's `fail_reason`). */
+  async function awaitPublished(
+    account: TConnectorAccount,
+    publishId: string,
+    username: string,
+    input: TPublishInput,
+  ): Promise<TPublishOutcome> {
+    let final: TStatus = {};
+    const waited = await waitForProcessing(
+      { network: NETWORK, what: 'the post', defaults: WAIT_DEFAULTS, wait: options.processingWait },
+      async () => {
+        try {
+          final = await fetchStatus(account, publishId);
+        } catch (error) {
+          // The post is with TikTok whatever this check says: a failed check is never "unknown".
+          const { outcomeUnknown: _ignored, ...failure } = classify(error);
+          return { state: 'failed', failure };
+        }
+        if (final.status === 'PUBLISH_COMPLETE' || final.status === 'FAILED') return { state: 'ready' };
+        return { state: 'pending' };
+      },
+    );
+    if (!waited.ok) return { ok: false, failure: waited.failure };
+    if (final.status === 'FAILED') {
+      // A failed publish is over at TikTok: a retry starts a new one.
+      await input.progress?.save(null);
+      return {
+        ok: false,
+        failure: {
+          kind: 'rejected',
+          body: truncateBody(final),
+          message: `${NETWORK} could not publish the post (${final.fail_reason ?? 'no reason given'}). Fix the media and retry.`,
+        },
+      };
+    }
+    // Public posts get an id once moderated; private ones never do, and the profile is the best link.
+    const postId = final.publicaly_available_post_id?.[0];
+    return postId !== undefined
+      ? {
+          ok: true,
+          remoteId: String(postId),
+          url: `https://www.tiktok.com/@${username}/video/${postId}`,
+          meta: { publishId },
+        }
+      : { ok: true, remoteId: publishId, url: `https://www.tiktok.com/@${username}`, meta: { publishId } };
+  }
+
+  /** Downloads the video and sends it with FILE_UPLOAD (TikTok pulls URLs only from verified domains). */
+  async function postVideo(
+    input: TPublishInput,
+    creator: TCreatorInfo,
+    postInfo: Record<string, unknown>,
+    url: string,
+  ): Promise<TStep<string>> {
+    const { account } = input;
+    const downloaded = await fetchMedia({ url, kind: 'video', network: NETWORK, maxBytes: MAX_VIDEO_BYTES });
+    if (!downloaded.ok) return downloaded;
+    const { bytes, type } = downloaded.value;
+    const seconds = type === 'video/webm' ? null : mp4DurationSeconds(bytes);
+    const max = creator.max_video_post_duration_sec;
+    if (seconds !== null && max !== undefined && seconds > max) {
+      return {
+        ok: false,
+        failure: {
+          kind: 'rejected',
+          message: `The video is ${Math.ceil(seconds)} s long; this ${NETWORK} account may post videos of up to ${max} s. Shorten it and retry.`,
+        },
+      };
+    }
+    const plan = planChunks(bytes.length);
+    let init: { publish_id?: string; upload_url?: string };
+    try {
+      init = await call(account, 'v2/post/publish/video/init/', {
+        post_info: postInfo,
+        source_info: {
+          source: 'FILE_UPLOAD',
+          video_size: bytes.length,
+          chunk_size: plan.chunkSize,
+          total_chunk_count: plan.count,
+        },
+      });
+    } catch (error) {
+      return { ok: false, failure: classify(error) };
+    }
+    if (!init.publish_id || !init.upload_url) {
+      return {
+        ok: false,
+        failure: {
+          kind: 'transient',
+          message: `${NETWORK} opened no upload. It will be retried automatically.`,
+        },
+      };
+    }
+    const progress: TProgress = {
+      publishId: init.publish_id,
+      stage: 'init',
+      videoSize: String(bytes.length),
+    };
+    await input.progress?.save(progress);
+    const sent = await uploadChunks(init.upload_url, bytes, type, plan, options.timeoutMs);
+    // Nothing is published from an incomplete upload, so a failed transfer is safe to retry.
+    if (!sent.ok) return { ok: false, failure: classify(sent.error) };
+    await input.progress?.save({ ...progress, stage: 'uploaded' });
+    return { ok: true, value: init.publish_id };
+  }
+
+  async function postPhotos(
+    input: TPublishInput,
+    postInfo: Record<string, unknown>,
+    urls: string[],
+  ): Promise<TStep<string>> {
+    try {
+      const { publish_id: publishId } = await call<{ publish_id?: string }>(
+        input.account,
+        'v2/post/publish/content/init/',
+        {
+          post_info: postInfo,
+          // Photos can only be pulled, from a domain or URL prefix verified for the app.
+          source_info: { source: 'PULL_FROM_URL', photo_cover_index: 0, photo_images: urls },
+          post_mode: 'DIRECT_POST',
+          media_type: 'PHOTO',
+        },
+      );
+      if (!publishId) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'transient',
+            outcomeUnknown: true,
+            message: `${NETWORK} accepted the post without a publish id; check the account before retrying.`,
+          },
+        };
+      }
+      await input.progress?.save({ publishId, stage: 'uploaded' });
+      return { ok: true, value: publishId };
+    } catch (error) {
+      return { ok: false, failure: classify(error) };
+    }
+  }
+
+  /**
+   * An earlier attempt's publish: once uploaded it is only polled; an upload that stopped short never
+   * publishes, so it is started again (the saved size tells the two apart).
+   */
+  async function resumable(account: TConnectorAccount, saved: TProgress): Promise<boolean> {
+    if (saved.stage === 'uploaded') return true;
+    const status = await fetchStatus(account, saved.publishId);
+    if (status.status === 'FAILED') return false;
+    if (status.status === 'PROCESSING_UPLOAD') {
+      return Number(status.uploaded_bytes ?? 0) >= Number(saved.videoSize ?? Number.POSITIVE_INFINITY);
+    }
+    return true;
+  }
 
   return {
     platform: 'tiktok',
@@ -90,88 +255,62 @@ export function createTiktokConnector(options: TConnectorOptions = {}): TNetwork
       const video = media?.video ?? null;
       const photos = media?.images ?? [];
       if (!video && photos.length === 0) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'rejected',
-            message: `${NETWORK} posts need a video or photos. Add media and retry.`,
-          },
-        };
+        return rejected(`${NETWORK} posts need a video or photos. Add media and retry.`);
       }
       if (!video && photos.length > MAX_PHOTOS) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'rejected',
-            message: `${NETWORK} photo posts hold at most ${MAX_PHOTOS} photos. Remove some and retry.`,
-          },
-        };
+        return rejected(`${NETWORK} photo posts hold at most ${MAX_PHOTOS} photos. Remove some and retry.`);
+      }
+      if (video && text.length > VIDEO_TITLE_MAX) {
+        return rejected(
+          `${NETWORK} captions hold at most ${VIDEO_TITLE_MAX} UTF-16 units; this one has ${text.length}. Shorten it and retry.`,
+        );
+      }
+      if (!video && text.length > PHOTO_DESCRIPTION_MAX) {
+        return rejected(
+          `${NETWORK} photo descriptions hold at most ${PHOTO_DESCRIPTION_MAX} UTF-16 units; this one has ${text.length}. Shorten it and retry.`,
+        );
       }
       let creator: TCreatorInfo;
       try {
         // Direct Post requires the creator's current settings: allowed privacy levels, disabled interactions.
-        const body = await http
-          .post('v2/post/publish/creator_info/query/', { json: {}, headers: headers(account) })
-          .json<TEnvelope<TCreatorInfo>>();
-        creator = unwrap(body);
+        creator = await call<TCreatorInfo>(account, 'v2/post/publish/creator_info/query/', {});
+        const saved = input.progress?.saved as TProgress | null | undefined;
+        if (saved?.publishId && (await resumable(account, saved))) {
+          const username = (creator.creator_username ?? account.accountName).replace(/^@/, '');
+          return await awaitPublished(account, saved.publishId, username, input);
+        }
       } catch (error) {
-        // Nothing was posted yet, so even a timeout here is safe to retry.
+        // Nothing new was posted by these calls, so even a timeout here is safe to retry.
         const { outcomeUnknown: _ignored, ...failure } = classify(error);
         return { ok: false, failure };
       }
-      const interactions = {
-        privacy_level: pickPrivacy(creator.privacy_level_options),
-        disable_comment: creator.comment_disabled ?? false,
-      };
-      // A post cannot mix a video and photos: the video wins, the images only serve other networks.
-      const request = video
-        ? {
-            path: 'v2/post/publish/video/init/',
-            body: {
-              post_info: {
-                title: text,
-                ...interactions,
-                disable_duet: creator.duet_disabled ?? false,
-                disable_stitch: creator.stitch_disabled ?? false,
-              },
-              source_info: { source: 'PULL_FROM_URL', video_url: video.url },
-            },
-          }
-        : {
-            path: 'v2/post/publish/content/init/',
-            body: {
-              post_info: { title: firstLine(text, PHOTO_TITLE_MAX), description: text, ...interactions },
-              source_info: {
-                source: 'PULL_FROM_URL',
-                photo_cover_index: 0,
-                photo_images: photos.map((p) => p.url),
-              },
-              post_mode: 'DIRECT_POST',
-              media_type: 'PHOTO',
-            },
-          };
-      try {
-        const body = await http
-          .post(request.path, { json: request.body, headers: headers(account) })
-          .json<TEnvelope<{ publish_id?: string }>>();
-        const publishId = unwrap(body).publish_id;
-        if (!publishId) {
-          return {
-            ok: false,
-            failure: {
-              kind: 'transient',
-              outcomeUnknown: true,
-              message: `${NETWORK} accepted the post without a publish id; check the account before retrying.`,
-            },
-          };
-        }
-        // TikTok publishes asynchronously: the answer holds only a `publish_id`, and the post id exists
-        // once TikTok has pulled and processed the media. The profile URL is the best link known now.
-        const username = (creator.creator_username ?? account.accountName).replace(/^@/, '');
-        return { ok: true, remoteId: publishId, url: `https://www.tiktok.com/@${username}` };
-      } catch (error) {
-        return { ok: false, failure: classify(error) };
+      const privacy = pickPrivacy(creator.privacy_level_options);
+      if (!privacy) {
+        return rejected(`The ${NETWORK} account offers no privacy level to post with. Check the account.`);
       }
+      // Interactions the creator turned off in the app must stay off; the others stay on.
+      const interactions = { privacy_level: privacy, disable_comment: creator.comment_disabled ?? false };
+      // A post cannot mix a video and photos: the video wins, the images only serve other networks.
+      const started = video
+        ? await postVideo(
+            input,
+            creator,
+            {
+              title: text,
+              ...interactions,
+              disable_duet: creator.duet_disabled ?? false,
+              disable_stitch: creator.stitch_disabled ?? false,
+            },
+            video.url,
+          )
+        : await postPhotos(
+            input,
+            { title: firstLine(text, PHOTO_TITLE_MAX), description: text, ...interactions },
+            photos.map((p) => p.url),
+          );
+      if (!started.ok) return started;
+      const username = (creator.creator_username ?? account.accountName).replace(/^@/, '');
+      return awaitPublished(account, started.value, username, input);
     },
     // No delete: the Content Posting API cannot delete posts.
   };

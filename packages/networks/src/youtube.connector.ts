@@ -1,9 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import got, { HTTPError, RequestError } from 'got';
+import { createHash } from 'node:crypto';
+import { HTTPError } from 'got';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -15,21 +11,27 @@ import type {
   TRemoteRef,
 } from './connector.js';
 import { classifyHttpError, createHttpClient } from './http-client.js';
+import { createMediaFetcher } from './media-fetch.js';
+import { quotaFailure } from './youtube-quota.js';
+
+// YouTube Data API v3, read 2026-11-24:
+// https://developers.google.com/youtube/v3/docs/videos/insert (title at most 100 characters, description at
+//   most 5000 bytes, neither may contain < or >)
+// https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol (session in Location; an
+//   interrupted upload asks `Content-Range: bytes */TOTAL`, 308 + `Range: bytes=0-N` says what arrived,
+//   200/201 that the video exists; the rest is sent from N+1)
 
 const DEFAULT_BASE_URL = 'https://www.googleapis.com';
 const NETWORK = 'YouTube';
 const TITLE_MAX = 100;
-/** Quota and upload limits come back as 403 with these reasons: waiting, not editing, fixes them. */
-const QUOTA_REASONS = new Set([
-  'quotaExceeded',
-  'rateLimitExceeded',
-  'userRateLimitExceeded',
-  'uploadLimitExceeded',
-]);
-
-interface TGoogleErrorBody {
-  error?: { code?: number; message?: string; errors?: { reason?: string }[] };
-}
+const DESCRIPTION_MAX_BYTES = 5000;
+/**
+ * YouTube takes files up to 256 GB, but the shared media fetcher holds a download in memory, so this
+ * service stops at 512 MB (README, Known gaps).
+ */
+const MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+/** Resumes within one attempt after an interrupted transfer; beyond that the next attempt resumes. */
+const MAX_RESUMES = 3;
 
 class StepFailure extends Error {
   constructor(readonly failure: TNetworkFailure) {
@@ -39,23 +41,7 @@ class StepFailure extends Error {
 
 function classify(error: unknown): TNetworkFailure {
   if (error instanceof StepFailure) return error.failure;
-  const failure = classifyHttpError(error, { network: NETWORK });
-  const body = error instanceof HTTPError ? (error.response.body as TGoogleErrorBody | string) : undefined;
-  const reasons = typeof body === 'object' ? (body.error?.errors ?? []).map((e) => e.reason) : [];
-  if (failure.kind === 'rejected' && reasons.some((r) => r !== undefined && QUOTA_REASONS.has(r))) {
-    return {
-      ...failure,
-      kind: 'rate_limited',
-      message: `${NETWORK} quota or upload limit reached (${reasons.join(', ')}). The post will be retried later.`,
-    };
-  }
-  return failure;
-}
-
-/** Steps before the bytes are sent cannot have created a video: a timeout there is safe to retry. */
-function beforeUpload(error: unknown): StepFailure {
-  const { outcomeUnknown: _ignored, ...failure } = classify(error);
-  return new StepFailure(failure);
+  return quotaFailure(error, classifyHttpError(error, { network: NETWORK }), NETWORK);
 }
 
 /** YouTube refuses `<` and `>` in titles and descriptions; look-alikes keep the text readable. */
@@ -72,52 +58,30 @@ function titleOf(text: string): string {
   return Array.from(sanitize(line)).slice(0, TITLE_MAX).join('') || 'Video';
 }
 
-interface TDownloaded {
-  path: string;
-  size: number;
-  contentType: string;
-  cleanup: () => Promise<void>;
+interface TVideo {
+  id?: string;
 }
+
+/** Saved once the session exists: the session URL is the upload, and it can create at most one video. */
+type TProgress = { session: string; size: string; text: string };
+
+/** The session carries the title and description it was opened with: an edited post needs a new one. */
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 export function createYoutubeConnector(options: TConnectorOptions = {}): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const http = createHttpClient(options.baseUrl ?? DEFAULT_BASE_URL, timeoutMs);
+  const fetchMedia = options.fetchMedia ?? createMediaFetcher();
   const headers = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
   // Transfers take as long as their size needs; only a stalled connection or a silent server is an error.
   const transferTimeout = { request: undefined, connect: timeoutMs, socket: timeoutMs, response: timeoutMs };
 
-  /** Spooled to disk: the upload needs the exact size up front, and videos are too big for memory. */
-  async function download(url: string): Promise<TDownloaded> {
-    const dir = await mkdtemp(join(tmpdir(), 'sps-youtube-'));
-    const cleanup = () => rm(dir, { recursive: true, force: true });
-    const path = join(dir, 'video');
-    let contentType = 'video/*';
-    try {
-      const source = got.stream(url, { timeout: transferTimeout, retry: { limit: 0 } });
-      source.on('response', (response: { headers: Record<string, string | string[] | undefined> }) => {
-        const type = response.headers['content-type'];
-        if (typeof type === 'string' && /^(video\/|application\/octet-stream)/.test(type)) contentType = type;
-      });
-      await pipeline(source, createWriteStream(path));
-      return { path, size: (await stat(path)).size, contentType, cleanup };
-    } catch (error) {
-      await cleanup();
-      if (error instanceof HTTPError && error.response.statusCode < 500) {
-        throw new StepFailure({
-          kind: 'rejected',
-          status: error.response.statusCode,
-          message: `Could not download the video for ${NETWORK} (HTTP ${error.response.statusCode} from the media URL). Fix the media and retry.`,
-        });
-      }
-      const reason = error instanceof RequestError ? error.code : 'unknown error';
-      throw new StepFailure({
-        kind: 'transient',
-        message: `Could not download the video for ${NETWORK} (${reason}). It will be retried automatically.`,
-      });
-    }
-  }
-
-  async function startSession(account: TConnectorAccount, text: string, video: TDownloaded): Promise<URL> {
+  async function startSession(
+    account: TConnectorAccount,
+    text: string,
+    size: number,
+    type: string,
+  ): Promise<string> {
     const response = await http.post('upload/youtube/v3/videos', {
       searchParams: { uploadType: 'resumable', part: 'snippet,status' },
       json: {
@@ -126,15 +90,83 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
       },
       headers: {
         ...headers(account),
-        'x-upload-content-length': String(video.size),
-        'x-upload-content-type': video.contentType,
+        'x-upload-content-length': String(size),
+        'x-upload-content-type': type,
       },
     });
     const location = response.headers.location;
     if (!location) {
       throw new StepFailure({ kind: 'transient', message: `${NETWORK} opened no upload session. Retrying.` });
     }
-    return new URL(location, options.baseUrl ?? DEFAULT_BASE_URL);
+    return new URL(location, options.baseUrl ?? DEFAULT_BASE_URL).toString();
+  }
+
+  /**
+   * Asks the session how much arrived: the video when it is complete, the next byte to send when not,
+   * or null when the session is gone (expired or never completed: a new one cannot duplicate a video).
+   */
+  async function querySession(
+    account: TConnectorAccount,
+    session: string,
+    size: number,
+  ): Promise<{ done: TVideo } | { offset: number } | null> {
+    const response = await http.put(new URL(session), {
+      headers: { ...headers(account), 'content-range': `bytes */${size}`, 'content-length': '0' },
+      throwHttpErrors: false,
+    });
+    if (response.statusCode === 200 || response.statusCode === 201) return { done: response.body as TVideo };
+    if (response.statusCode === 404 || response.statusCode === 410) return null;
+    if (response.statusCode === 308) {
+      const range = /bytes=0-(\d+)/.exec(String(response.headers.range ?? ''));
+      return { offset: range ? Number(range[1]) + 1 : 0 };
+    }
+    throw new HTTPError(response);
+  }
+
+  /** Sends the bytes from `offset`, asking the session after each interruption, at most MAX_RESUMES times. */
+  async function transfer(
+    account: TConnectorAccount,
+    session: string,
+    bytes: Buffer,
+    type: string,
+    from: number,
+  ): Promise<TVideo> {
+    let offset = from;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const response = await http.put(new URL(session), {
+          body: bytes.subarray(offset),
+          headers: {
+            ...headers(account),
+            'content-type': type,
+            ...(offset > 0 ? { 'content-range': `bytes ${offset}-${bytes.length - 1}/${bytes.length}` } : {}),
+          },
+          timeout: transferTimeout,
+        });
+        if (response.statusCode !== 308) return response.body as TVideo;
+        // 308 after a full send: the server kept less than it was sent; ask where to go on.
+      } catch (error) {
+        const failure = classify(error);
+        // Only transfer trouble is resumed; a refusal (bad content, quota) ends the attempt.
+        if (failure.kind !== 'transient' || attempt >= MAX_RESUMES)
+          throw new StepFailure(withoutUnknown(failure));
+      }
+      let state: Awaited<ReturnType<typeof querySession>>;
+      try {
+        state = await querySession(account, session, bytes.length);
+      } catch (error) {
+        throw new StepFailure(withoutUnknown(classify(error)));
+      }
+      if (state === null) throw new StepFailure({ kind: 'transient', message: SESSION_GONE });
+      if ('done' in state) return state.done;
+      if (attempt >= MAX_RESUMES) {
+        throw new StepFailure({
+          kind: 'transient',
+          message: `${NETWORK} upload keeps being interrupted. It will be resumed automatically.`,
+        });
+      }
+      offset = state.offset;
+    }
   }
 
   return {
@@ -148,42 +180,59 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
           failure: { kind: 'rejected', message: `${NETWORK} posts need a video. Add a video and retry.` },
         };
       }
-      let video: TDownloaded | undefined;
+      const description = sanitize(text);
+      const descriptionBytes = Buffer.byteLength(description, 'utf8');
+      if (descriptionBytes > DESCRIPTION_MAX_BYTES) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'rejected',
+            message: `${NETWORK} descriptions hold at most ${DESCRIPTION_MAX_BYTES} bytes of UTF-8; this one has ${descriptionBytes}. Shorten it and retry.`,
+          },
+        };
+      }
+      const downloaded = await fetchMedia({
+        url: source.url,
+        kind: 'video',
+        network: NETWORK,
+        maxBytes: MAX_VIDEO_BYTES,
+      });
+      if (!downloaded.ok) return downloaded;
+      const { bytes, type } = downloaded.value;
       try {
-        let session: URL;
-        try {
-          video = await download(source.url);
-          session = await startSession(account, text, video);
-        } catch (error) {
-          throw beforeUpload(error);
+        let session: string | null = null;
+        let offset = 0;
+        const saved = input.progress?.saved as TProgress | null | undefined;
+        if (saved?.session && Number(saved.size) === bytes.length && saved.text === digest(text)) {
+          // An earlier attempt's session: ask what it holds instead of uploading (and posting) again.
+          const state = await querySession(account, saved.session, bytes.length).catch((error: unknown) => {
+            throw new StepFailure(withoutUnknown(classify(error)));
+          });
+          if (state && 'done' in state) return published(state.done);
+          if (state) {
+            session = saved.session;
+            offset = state.offset;
+          }
         }
-        // A URL instance bypasses the client's prefixUrl: the session URL is absolute.
-        const created = await http
-          .put(session, {
-            body: createReadStream(video.path),
-            headers: {
-              ...headers(account),
-              'content-type': video.contentType,
-              'content-length': String(video.size),
-            },
-            timeout: transferTimeout,
-          })
-          .json<{ id?: string }>();
-        if (!created.id) {
-          return {
-            ok: false,
-            failure: {
-              kind: 'transient',
-              outcomeUnknown: true,
-              message: `${NETWORK} did not confirm the upload; check the channel before retrying.`,
-            },
-          };
+        if (!session) {
+          try {
+            session = await startSession(account, text, bytes.length, type);
+          } catch (error) {
+            // No session, no video: even a timeout here is safe to retry.
+            throw new StepFailure(withoutUnknown(classify(error)));
+          }
+          await input.progress?.save({
+            session,
+            size: String(bytes.length),
+            text: digest(text),
+          } satisfies TProgress);
         }
-        return { ok: true, remoteId: created.id, url: `https://www.youtube.com/watch?v=${created.id}` };
+        return published(await transfer(account, session, bytes, type, offset));
       } catch (error) {
-        return { ok: false, failure: classify(error) };
-      } finally {
-        await video?.cleanup();
+        const failure = classify(error);
+        // A refused upload is not resumed: the next attempt (after a fix) opens a new session.
+        if (failure.kind === 'rejected') await input.progress?.save(null);
+        return { ok: false, failure };
       }
     },
 
@@ -200,4 +249,26 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
       }
     },
   };
+}
+
+const SESSION_GONE = `${NETWORK}'s upload session expired before the video was complete. A new upload starts on the next attempt.`;
+
+/** With the session saved, an interrupted upload is resumed, never blindly resent: the outcome is known. */
+function withoutUnknown(failure: TNetworkFailure): TNetworkFailure {
+  const { outcomeUnknown: _ignored, ...rest } = failure;
+  return rest;
+}
+
+function published(video: TVideo): TPublishOutcome {
+  if (!video.id) {
+    return {
+      ok: false,
+      failure: {
+        kind: 'transient',
+        outcomeUnknown: true,
+        message: `${NETWORK} did not confirm the upload; check the channel before retrying.`,
+      },
+    };
+  }
+  return { ok: true, remoteId: video.id, url: `https://www.youtube.com/watch?v=${video.id}` };
 }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type { TConnectorAccount, TMedia, TNetworkConnector, TPublishInput } from '../src/connector.js';
 import { createDiscordConnector } from '../src/discord.connector.js';
+import { createMediaFetcher } from '../src/media-fetch.js';
+import { mp4, PNG_1X1, startMediaServer, type TMediaServer } from './media-server.js';
 
 const GUILD = '900000000000000001';
 const account: TConnectorAccount = {
@@ -19,12 +21,25 @@ function input(text: string, media: TMedia | null = null, key = `k-${text}`): TP
 
 let running: TRunningSim;
 let connector: TNetworkConnector;
+let media: TMediaServer;
 
 beforeAll(async () => {
   running = await startNetworkSim();
-  connector = createDiscordConnector({ baseUrl: running.baseUrls.discord, timeoutMs: 2000 });
+  media = await startMediaServer();
+  media.set('/a.png', 'image/png', PNG_1X1);
+  media.set('/b.png', 'image/png', PNG_1X1);
+  media.set('/v.mp4', 'video/mp4', mp4(5, 2048));
+  media.set('/huge.mp4', 'video/mp4', mp4(5, 11 * 1024 * 1024));
+  connector = createDiscordConnector({
+    baseUrl: running.baseUrls.discord,
+    timeoutMs: 5000,
+    fetchMedia: createMediaFetcher({ allowPrivate: true }),
+  });
 });
-afterAll(() => running.close());
+afterAll(async () => {
+  await media.close();
+  await running.close();
+});
 beforeEach(() => running.sim.reset());
 
 const created = () => running.sim.requests.find((r) => r.method === 'POST');
@@ -56,20 +71,46 @@ describe('Discord connector', () => {
     expect(dm.ok ? dm.url : null).toMatch(/^https:\/\/discord\.com\/channels\/@me\/dm-77\/\d+$/);
   });
 
-  it('sends images as embeds and appends a video link', async () => {
-    const media: TMedia = {
-      images: [{ url: 'https://cdn.example/a.png', altText: 'a' }, { url: 'https://cdn.example/b.png' }],
-      video: { url: 'https://cdn.example/v.mp4' },
+  it('sends images as attachments (files[n] with payload_json) with alt text as their description', async () => {
+    const images: TMedia = {
+      images: [{ url: media.url('/a.png'), altText: 'a red dot' }, { url: media.url('/b.png') }],
+      video: null,
     };
-    const outcome = await connector.publish(input('look', media));
-    expect(outcome.ok).toBe(true);
-    expect(created()?.body).toMatchObject({
-      content: 'look\nhttps://cdn.example/v.mp4',
-      embeds: [
-        { image: { url: 'https://cdn.example/a.png' } },
-        { image: { url: 'https://cdn.example/b.png' } },
-      ],
-    });
+    const outcome = await connector.publish(input('look', images));
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(String(created()?.headers['content-type'])).toMatch(/^multipart\/form-data/);
+    const post = running.sim.getPost('discord', outcome.remoteId);
+    expect(post?.text).toBe('look');
+    expect(post?.media).toEqual([
+      {
+        id: '0',
+        filename: 'a.png',
+        description: 'a red dot',
+        content_type: 'image/png',
+        size: PNG_1X1.length,
+      },
+      { id: '1', filename: 'b.png', content_type: 'image/png', size: PNG_1X1.length },
+    ]);
+  });
+
+  it('attaches a video instead of appending its link, so the text sent is the text checked', async () => {
+    const text = 'v'.repeat(2000);
+    const outcome = await connector.publish(input(text, { images: [], video: { url: media.url('/v.mp4') } }));
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const post = running.sim.getPost('discord', outcome.remoteId);
+    expect(post?.text).toBe(text);
+    expect(post?.media).toEqual([{ id: '0', filename: 'v.mp4', content_type: 'video/mp4', size: 2048 }]);
+  });
+
+  it('refuses text over 2000 characters and a video over the 10 MiB upload limit before posting', async () => {
+    const long = await connector.publish(input('x'.repeat(2001)));
+    expect(long.ok ? null : long.failure.kind).toBe('rejected');
+    const huge = await connector.publish(
+      input('big', { images: [], video: { url: media.url('/huge.mp4') } }),
+    );
+    expect(huge.ok ? null : huge.failure.kind).toBe('rejected');
+    expect(huge.ok ? '' : huge.failure.message).toMatch(/too large|larger/i);
+    expect(running.sim.requests).toHaveLength(0);
   });
 
   it('does not post twice when a segment is retried with the same idempotency key', async () => {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type { TConnectorAccount, TMedia, TNetworkConnector, TPublishInput } from '../src/connector.js';
+import { createMediaFetcher } from '../src/media-fetch.js';
 import { createSlackConnector } from '../src/slack.connector.js';
+import { mp4, PNG_1X1, startMediaServer, type TMediaServer } from './media-server.js';
 
 const account: TConnectorAccount = {
   id: 'acc-sl',
@@ -12,18 +14,30 @@ const account: TConnectorAccount = {
   token: 'xoxb-sim-token',
 };
 
-function input(text: string, media: TMedia | null = null): TPublishInput {
-  return { account, text, media, replyTo: null, root: null, idempotencyKey: `k-${text}` };
+function input(text: string, media: TMedia | null = null, extra: Partial<TPublishInput> = {}): TPublishInput {
+  return { account, text, media, replyTo: null, root: null, idempotencyKey: `k-${text}`, ...extra };
 }
 
 let running: TRunningSim;
 let connector: TNetworkConnector;
+let media: TMediaServer;
 
 beforeAll(async () => {
   running = await startNetworkSim();
-  connector = createSlackConnector({ baseUrl: running.baseUrls.slack, timeoutMs: 2000 });
+  media = await startMediaServer();
+  media.set('/chart.png', 'image/png', PNG_1X1);
+  media.set('/clip.mp4', 'video/mp4', mp4(4, 3000));
+  connector = createSlackConnector({
+    baseUrl: running.baseUrls.slack,
+    timeoutMs: 5000,
+    fetchMedia: createMediaFetcher({ allowPrivate: true }),
+    processingWait: { intervalMs: 5, maxWaitMs: 500 },
+  });
 });
-afterAll(() => running.close());
+afterAll(async () => {
+  await media.close();
+  await running.close();
+});
 beforeEach(() => running.sim.reset());
 
 const posted = () => running.sim.requests.find((r) => r.path.endsWith('/chat.postMessage'));
@@ -41,23 +55,93 @@ describe('Slack connector', () => {
     expect(outcome.meta).toEqual({ channel: 'C0123456789' });
   });
 
-  it('sends images as image blocks, keeping the text in a section', async () => {
-    const media: TMedia = {
-      images: [{ url: 'https://cdn.example/a.png', altText: 'chart' }, { url: 'https://cdn.example/b.png' }],
-      video: { url: 'https://cdn.example/v.mp4' },
+  it('uploads media with getUploadURLExternal, the upload URL and completeUploadExternal, then finds the message ts', async () => {
+    const files: TMedia = {
+      images: [{ url: media.url('/chart.png'), altText: 'chart' }],
+      video: null,
     };
-    const outcome = await connector.publish(input('numbers', media));
-    expect(outcome.ok).toBe(true);
-    expect(posted()?.body).toEqual({
-      channel: 'C0123456789',
-      text: 'numbers',
-      blocks: [
-        { type: 'section', text: { type: 'mrkdwn', text: 'numbers' } },
-        { type: 'image', image_url: 'https://cdn.example/a.png', alt_text: 'chart' },
-        { type: 'image', image_url: 'https://cdn.example/b.png', alt_text: 'image' },
-        { type: 'section', text: { type: 'mrkdwn', text: '<https://cdn.example/v.mp4>' } },
-      ],
+    const saved: (Record<string, string> | null)[] = [];
+    const progress = { saved: null, save: async (s: Record<string, string> | null) => void saved.push(s) };
+    const outcome = await connector.publish(input('numbers', files, { progress }));
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const paths = running.sim.requests.map((r) => r.path.replace(/__upload\/\w+/, '__upload'));
+    expect(paths.slice(0, 3)).toEqual([
+      '/slack/files.getUploadURLExternal',
+      '/slack/__upload',
+      '/slack/files.completeUploadExternal',
+    ]);
+    // files.info is asked until the share shows (the simulator shows it on the second check).
+    expect(paths.filter((p) => p.startsWith('/slack/files.info'))).toHaveLength(2);
+    expect(running.sim.requests[0]?.body).toEqual({
+      filename: 'chart.png',
+      length: String(PNG_1X1.length),
+      alt_txt: 'chart',
     });
+    expect(running.sim.requests[2]?.body).toMatchObject({
+      channel_id: 'C0123456789',
+      initial_comment: 'numbers',
+    });
+    const post = running.sim.getPost('slack', outcome.remoteId);
+    expect(post?.text).toBe('numbers');
+    expect(post?.media).toEqual([
+      expect.objectContaining({ name: 'chart.png', type: 'image/png', bytes: PNG_1X1.length, alt: 'chart' }),
+    ]);
+    expect(saved).toEqual([
+      { sharedFile: expect.stringMatching(/^F/), fileIds: expect.stringMatching(/^F/) },
+    ]);
+    expect(posted()).toBeUndefined();
+  });
+
+  it('uploads a video as a file and deletes the message and its files together', async () => {
+    const outcome = await connector.publish(
+      input('watch', { images: [], video: { url: media.url('/clip.mp4') } }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(running.sim.getPost('slack', outcome.remoteId)?.media).toEqual([
+      expect.objectContaining({ name: 'clip.mp4', type: 'video/mp4', bytes: 3000 }),
+    ]);
+    const remote = { remoteId: outcome.remoteId, ...(outcome.meta ? { meta: outcome.meta } : {}) };
+    expect(await connector.delete?.(account, remote)).toEqual({ ok: true });
+    expect(running.sim.requests.some((r) => r.path === '/slack/files.delete')).toBe(true);
+  });
+
+  it('resumes a shared upload by its saved file id instead of sharing again', async () => {
+    const store = {
+      saved: null as Record<string, string> | null,
+      save: async (s: Record<string, string> | null) => {
+        store.saved = s;
+      },
+    };
+    const impatient = createSlackConnector({
+      baseUrl: running.baseUrls.slack,
+      fetchMedia: createMediaFetcher({ allowPrivate: true }),
+      processingWait: { intervalMs: 5, maxWaitMs: 0 },
+    });
+    const first = await impatient.publish(
+      input('later', { images: [{ url: media.url('/chart.png') }], video: null }, { progress: store }),
+    );
+    expect(first.ok ? null : first.failure.kind).toBe('transient');
+    expect(store.saved?.sharedFile).toMatch(/^F/);
+    const second = await connector.publish(
+      input('later', { images: [{ url: media.url('/chart.png') }], video: null }, { progress: store }),
+    );
+    if (!second.ok) throw new Error(second.failure.message);
+    expect(running.sim.requests.filter((r) => r.path.endsWith('files.completeUploadExternal'))).toHaveLength(
+      1,
+    );
+    expect(running.sim.postsOf('slack')).toHaveLength(1);
+  });
+
+  it('posts a thread reply under the first message with thread_ts, and refuses text over 40,000 characters', async () => {
+    const head = await connector.publish(input('head'));
+    if (!head.ok) throw new Error(head.failure.message);
+    const reply = await connector.publish(
+      input('reply', null, { replyTo: { remoteId: head.remoteId }, root: { remoteId: head.remoteId } }),
+    );
+    if (!reply.ok) throw new Error(reply.failure.message);
+    expect(running.sim.getPost('slack', reply.remoteId)?.replyTo).toBe(head.remoteId);
+    const long = await connector.publish(input('x'.repeat(40_001)));
+    expect(long.ok ? null : long.failure.kind).toBe('rejected');
   });
 
   it('falls back to a constructed link when the permalink lookup fails', async () => {

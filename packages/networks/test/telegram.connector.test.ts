@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type { TConnectorAccount, TMedia, TNetworkConnector, TPublishInput } from '../src/connector.js';
+import { createMediaFetcher } from '../src/media-fetch.js';
 import { createTelegramConnector } from '../src/telegram.connector.js';
+import { JPEG_BYTES, mp4, startMediaServer, type TMediaServer } from './media-server.js';
 
 const TOKEN = '123456:AA-sim_token';
 const account: TConnectorAccount = {
@@ -12,10 +14,24 @@ const account: TConnectorAccount = {
   instanceUrl: null,
   token: TOKEN,
 };
-const image = (n: number) => ({ url: `https://cdn.example/${n}.jpg` });
+let media: TMediaServer;
+const image = (n: number) => ({ url: media.url(`/${n}.jpg`) });
 
-function input(text: string, media: TMedia | null = null, target = account): TPublishInput {
-  return { account: target, text, media, replyTo: null, root: null, idempotencyKey: `k-${text}` };
+function input(
+  text: string,
+  m: TMedia | null = null,
+  target = account,
+  extra: Partial<TPublishInput> = {},
+): TPublishInput {
+  return {
+    account: target,
+    text,
+    media: m,
+    replyTo: null,
+    root: null,
+    idempotencyKey: `k-${text}`,
+    ...extra,
+  };
 }
 
 let running: TRunningSim;
@@ -23,9 +39,19 @@ let connector: TNetworkConnector;
 
 beforeAll(async () => {
   running = await startNetworkSim();
-  connector = createTelegramConnector({ baseUrl: running.baseUrls.telegram, timeoutMs: 2000 });
+  media = await startMediaServer();
+  for (let n = 0; n < 12; n += 1) media.set(`/${n}.jpg`, 'image/jpeg', JPEG_BYTES);
+  media.set('/v.mp4', 'video/mp4', mp4(3, 4000));
+  connector = createTelegramConnector({
+    baseUrl: running.baseUrls.telegram,
+    timeoutMs: 5000,
+    fetchMedia: createMediaFetcher({ allowPrivate: true }),
+  });
 });
-afterAll(() => running.close());
+afterAll(async () => {
+  await media.close();
+  await running.close();
+});
 beforeEach(() => running.sim.reset());
 
 const last = () => running.sim.requests.at(-1);
@@ -47,54 +73,73 @@ describe('Telegram connector', () => {
     expect(dm.ok ? dm.url : null).toBe('');
   });
 
-  it('sends one image with sendPhoto and one video with sendVideo, text as caption', async () => {
-    await connector.publish(input('pic', { images: [image(1)], video: null }));
+  it('uploads one image with sendPhoto and one video with sendVideo as multipart files, text as caption', async () => {
+    const photo = await connector.publish(input('pic', { images: [image(1)], video: null }));
+    if (!photo.ok) throw new Error(photo.failure.message);
     expect(last()?.path).toMatch(/\/sendPhoto$/);
-    expect(last()?.body).toEqual({
-      chat_id: '@sps_news',
-      photo: 'https://cdn.example/1.jpg',
-      caption: 'pic',
+    expect(String(last()?.headers['content-type'])).toMatch(/^multipart\/form-data/);
+    expect(running.sim.getPost('telegram', photo.remoteId)).toMatchObject({
+      text: 'pic',
+      media: { photo: { bytes: JPEG_BYTES.length, type: 'image/jpeg' } },
     });
-    await connector.publish(input('clip', { images: [], video: { url: 'https://cdn.example/v.mp4' } }));
+    const clip = await connector.publish(input('clip', { images: [], video: { url: media.url('/v.mp4') } }));
+    if (!clip.ok) throw new Error(clip.failure.message);
     expect(last()?.path).toMatch(/\/sendVideo$/);
-    expect(last()?.body).toEqual({
-      chat_id: '@sps_news',
-      video: 'https://cdn.example/v.mp4',
-      caption: 'clip',
+    expect(running.sim.getPost('telegram', clip.remoteId)?.media).toEqual({
+      video: { bytes: 4000, type: 'video/mp4' },
     });
   });
 
-  it('sends several images as a media group with the caption on the first', async () => {
+  it('uploads several images as a media group (attach://) with the caption on the first', async () => {
     const outcome = await connector.publish(
       input('album', { images: [image(1), image(2), image(3)], video: null }),
     );
     if (!outcome.ok) throw new Error(outcome.failure.message);
     expect(last()?.path).toMatch(/\/sendMediaGroup$/);
-    expect(last()?.body).toEqual({
-      chat_id: '@sps_news',
-      media: [
-        { type: 'photo', media: 'https://cdn.example/1.jpg', caption: 'album' },
-        { type: 'photo', media: 'https://cdn.example/2.jpg' },
-        { type: 'photo', media: 'https://cdn.example/3.jpg' },
-      ],
-    });
+    const posts = running.sim.postsOf('telegram');
+    expect(posts.map((p) => p.text)).toEqual(['album', '', '']);
+    expect(
+      posts.every((p) => (p.media as { photo?: { bytes: number } }).photo?.bytes === JPEG_BYTES.length),
+    ).toBe(true);
     expect(outcome.meta?.messageIds?.split(',')).toHaveLength(3);
     expect(outcome.meta?.messageIds?.startsWith(outcome.remoteId)).toBe(true);
   });
 
-  it('sends a text over the caption limit as one message previewing the image', async () => {
+  it('sends a text over the caption limit after the media, as a message replying to them, and resumes after the media', async () => {
     const long = 'x'.repeat(1500);
-    const outcome = await connector.publish(input(long, { images: [image(1), image(2)], video: null }));
-    expect(outcome.ok).toBe(true);
-    expect(last()?.path).toMatch(/\/sendMessage$/);
-    expect(last()?.body).toMatchObject({
-      text: long,
-      link_preview_options: {
-        url: 'https://cdn.example/1.jpg',
-        prefer_large_media: true,
-        show_above_text: true,
+    const store = {
+      saved: null as Record<string, string> | null,
+      save: async (state: Record<string, string> | null) => {
+        store.saved = state;
       },
+    };
+    // The text message fails once: the media are sent and saved, the retry sends only the text.
+    running.sim.addFault({
+      platform: 'telegram',
+      kind: 'server_error',
+      remaining: 1,
+      pathIncludes: 'sendMessage',
     });
+    const first = await connector.publish(
+      input(long, { images: [image(1), image(2)], video: null }, account, { progress: store }),
+    );
+    expect(first.ok ? null : first.failure.kind).toBe('transient');
+    expect(store.saved?.mediaIds?.split(',')).toHaveLength(2);
+    const outcome = await connector.publish(
+      input(long, { images: [image(1), image(2)], video: null }, account, { progress: store }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const posts = running.sim.postsOf('telegram');
+    expect(posts.map((p) => p.text)).toEqual(['', '', long]);
+    expect(posts[2]?.replyTo).toBe(posts[0]?.remoteId);
+    expect(running.sim.requests.filter((r) => r.path.endsWith('/sendMediaGroup'))).toHaveLength(1);
+    expect(outcome.meta?.messageIds?.split(',')).toHaveLength(3);
+  });
+
+  it('refuses a text over 4096 characters before calling Telegram', async () => {
+    const outcome = await connector.publish(input('y'.repeat(4097)));
+    expect(outcome.ok ? null : outcome.failure.kind).toBe('rejected');
+    expect(running.sim.requests).toHaveLength(0);
   });
 
   it('rejects a missing chat id or more than ten media without calling Telegram', async () => {

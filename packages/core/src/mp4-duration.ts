@@ -1,0 +1,75 @@
+/**
+ * The duration of an ISO base media file (MP4, MOV) from its movie header (`moov` > `mvhd`: timescale
+ * and duration, ISO/IEC 14496-12 §8.2.2), without decoding anything. Networks cap a video's length
+ * (TikTok's `max_video_post_duration_sec`) and refuse a longer one only after the upload; reading the
+ * header lets a connector refuse it first. Null when the bytes hold no readable header (WebM, a cut file).
+ */
+export function mp4DurationSeconds(bytes: Uint8Array): number | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const moov = findBox(view, 0, bytes.byteLength, 'moov');
+  if (!moov) return null;
+  const mvhd = findBox(view, moov.start, moov.end, 'mvhd');
+  if (!mvhd || mvhd.end - mvhd.start < 20) return null;
+  const version = view.getUint8(mvhd.start);
+  const at = mvhd.start + 4 + (version === 1 ? 16 : 8);
+  if (at + (version === 1 ? 12 : 8) > mvhd.end) return null;
+  const timescale = view.getUint32(at);
+  const duration = version === 1 ? Number(view.getBigUint64(at + 4)) : view.getUint32(at + 4);
+  return timescale > 0 ? duration / timescale : null;
+}
+
+/** Boxes are `size(4) type(4)`, size 1 = a 64-bit size follows, size 0 = to the end. Bounded by the buffer. */
+function findBox(view: DataView, from: number, to: number, type: string) {
+  let offset = from;
+  // A box is at least 8 bytes, so the walk ends after at most (to - from) / 8 steps.
+  while (offset + 8 <= to) {
+    let size = view.getUint32(offset);
+    let header = 8;
+    if (size === 1) {
+      if (offset + 16 > to) return null;
+      size = Number(view.getBigUint64(offset + 8));
+      header = 16;
+    } else if (size === 0) {
+      size = to - offset;
+    }
+    if (size < header) return null;
+    const name = String.fromCharCode(
+      view.getUint8(offset + 4),
+      view.getUint8(offset + 5),
+      view.getUint8(offset + 6),
+      view.getUint8(offset + 7),
+    );
+    const end = Math.min(offset + size, to);
+    if (name === type) return { start: offset + header, end };
+    offset = end;
+  }
+  return null;
+}
+
+/** A minimal MP4 (`ftyp`, `moov` with an `mvhd` of the given length, `mdat` padding to `totalBytes`): for tests and simulators. */
+export function fakeMp4(seconds: number, totalBytes = 64): Uint8Array {
+  const ftyp = box('ftyp', new Uint8Array([...ascii('isom'), 0, 0, 2, 0, ...ascii('isomiso2')]));
+  const mvhdBody = new Uint8Array(100);
+  const mv = new DataView(mvhdBody.buffer);
+  mv.setUint32(12, 1000); // timescale: milliseconds
+  mv.setUint32(16, Math.round(seconds * 1000));
+  const moov = box('moov', box('mvhd', mvhdBody));
+  const padding = Math.max(0, totalBytes - ftyp.length - moov.length - 8);
+  const out = new Uint8Array(ftyp.length + moov.length + 8 + padding);
+  out.set(ftyp, 0);
+  out.set(moov, ftyp.length);
+  out.set(box('mdat', new Uint8Array(padding)), ftyp.length + moov.length);
+  return out;
+}
+
+function ascii(text: string): number[] {
+  return [...text].map((c) => c.charCodeAt(0));
+}
+
+function box(type: string, body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(8 + body.length);
+  new DataView(out.buffer).setUint32(0, out.length);
+  out.set(ascii(type), 4);
+  out.set(body, 8);
+  return out;
+}
