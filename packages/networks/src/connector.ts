@@ -46,6 +46,11 @@ export interface TPublishInput {
   root: TRemoteRef | null;
   /** Stable per (post, network, segment); sent where the network supports idempotency keys. */
   idempotencyKey: string;
+  /**
+   * When the post was created: a time that never changes across attempts, for keys derived from it
+   * (Bluesky's record key is a timestamp identifier). Without it the connector uses the current time.
+   */
+  postCreatedAt?: Date;
 }
 
 export type TFailureKind = 'auth_expired' | 'rate_limited' | 'rejected' | 'transient';
@@ -99,4 +104,6 @@ export interface TConnectorOptions {
   apiVersion?: string;
   /** Media processing waits (container/video status polling). */
   processingWait?: TProcessingWait;
+  /** Bluesky's video service (`app.bsky.video.*`); defaults to https://video.bsky.app. */
+  videoServiceUrl?: string;
 }
