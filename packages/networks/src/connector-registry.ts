@@ -62,7 +62,9 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
       ...(apiVersion ? { apiVersion } : {}),
       ...(config.processingWait ? { processingWait: config.processingWait } : {}),
       ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
-      ...(platform === 'bluesky' && config.blueskyVideoUrl ? { videoServiceUrl: config.blueskyVideoUrl } : {}),
+      ...(platform === 'bluesky' && config.blueskyVideoUrl
+        ? { videoServiceUrl: config.blueskyVideoUrl }
+        : {}),
       fetchMedia,
     });
   }

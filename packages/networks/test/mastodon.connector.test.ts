@@ -226,7 +226,7 @@ describe('Mastodon connector media and instance limits', () => {
     if (!outcome.ok) throw new Error(outcome.failure.message);
     expect(paths().filter((p) => p.includes('/api/v1/media/'))).toEqual([]);
     const upload = running.sim.requests.find((r) => r.path.endsWith('/api/v2/media'));
-    expect((upload?.body as Buffer).toString('latin1')).toContain('a cat');
+    expect(Buffer.isBuffer(upload?.body) && upload.body.toString('latin1')).toContain('a cat');
   });
 
   it('reports media the server failed to process as rejected and posts nothing', async () => {
