@@ -1,7 +1,7 @@
 import got, { type Got, HTTPError } from 'got';
 import type { TMedia, TNetworkFailure, TProcessingWait } from './connector.js';
 import { type TStep, truncateBody } from './http-client.js';
-import type { TFetchMedia } from './media-fetch.js';
+import { shown, type TFetchMedia } from './media-fetch.js';
 import { type TProcessingCheck, waitForProcessing } from './processing-wait.js';
 
 const NETWORK = 'Bluesky';
@@ -225,14 +225,19 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
             failure: {
               kind: 'rejected',
               body: truncateBody(current),
-              message: `${NETWORK} could not process the video ${d.name}: ${current.message ?? current.error ?? 'processing failed'}. Check the file and retry.`,
+              message: `${NETWORK} could not process the video ${shown(d.name)}: ${current.message ?? current.error ?? 'processing failed'}. Check the file and retry.`,
             },
           };
         }
         return { state: 'pending' };
       };
       const ready = await waitForProcessing(
-        { network: NETWORK, what: `the video ${d.name}`, defaults: VIDEO_WAIT, wait: deps.processingWait },
+        {
+          network: NETWORK,
+          what: `the video ${shown(d.name)}`,
+          defaults: VIDEO_WAIT,
+          wait: deps.processingWait,
+        },
         check,
       );
       if (!ready.ok) return ready;

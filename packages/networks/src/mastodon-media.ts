@@ -2,7 +2,7 @@ import { type Got, HTTPError } from 'got';
 import type { TConnectorAccount, TNetworkFailure, TProcessingWait } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import type { TMastodonLimits } from './mastodon-instance.js';
-import type { TFetchMedia } from './media-fetch.js';
+import { shown, type TFetchMedia } from './media-fetch.js';
 import { type TProcessingCheck, waitForProcessing } from './processing-wait.js';
 
 const NETWORK = 'Mastodon';
@@ -81,7 +81,7 @@ export function createMastodonMedia(deps: TMastodonMediaDeps) {
                 kind: 'rejected',
                 status: 422,
                 body: truncateBody(err.response.body),
-                message: `${NETWORK} could not process the ${item.kind} ${item.url}: ${truncateBody(err.response.body)}. Check the file and retry.`,
+                message: `${NETWORK} could not process the ${item.kind} ${shown(item.url)}: ${truncateBody(err.response.body)}. Check the file and retry.`,
               },
             };
           }
@@ -91,7 +91,7 @@ export function createMastodonMedia(deps: TMastodonMediaDeps) {
       const ready = await waitForProcessing(
         {
           network: NETWORK,
-          what: `the ${item.kind} ${item.url}`,
+          what: `the ${item.kind} ${shown(item.url)}`,
           defaults: item.kind === 'image' ? IMAGE_WAIT : VIDEO_WAIT,
           wait: deps.processingWait,
         },

@@ -9,7 +9,7 @@ import type {
 } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import { fitImage } from './image-fit.js';
-import type { TFetchMedia } from './media-fetch.js';
+import { shown, type TFetchMedia } from './media-fetch.js';
 
 const NETWORK = 'X';
 
@@ -93,7 +93,7 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
         return fail({
           kind: 'rejected',
           body: truncateBody(info),
-          message: `${NETWORK} could not process the media ${url}: ${reason}. Check the file and retry.`,
+          message: `${NETWORK} could not process the media ${shown(url)}: ${reason}. Check the file and retry.`,
         });
       }
       // Tests shorten the wait with processingWait.intervalMs; production follows X's own advice.
@@ -112,7 +112,7 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     }
     return fail({
       kind: 'transient',
-      message: `${NETWORK} was still processing the media ${url} after ${Math.round(maxWaitMs / 1000)} s. It will be retried automatically.`,
+      message: `${NETWORK} was still processing the media ${shown(url)} after ${Math.round(maxWaitMs / 1000)} s. It will be retried automatically.`,
     });
   }
 
@@ -187,7 +187,7 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
       if (!fitted.ok) {
         return fail({
           kind: 'rejected',
-          message: `Could not use the image ${image.url} for X: ${fitted.reason}.`,
+          message: `Could not use the image ${shown(image.url)} for X: ${fitted.reason}.`,
         });
       }
       bytes = fitted.bytes;
