@@ -39,6 +39,7 @@ export function demoEnv() {
     // The simulator serves media on loopback; outside the demo such URLs are refused.
     MEDIA_ALLOW_PRIVATE_URLS: 'true',
     ...Object.fromEntries(PLATFORMS.map((p) => [`NETWORK_${p.toUpperCase()}_BASE_URL`, `${sim}/${p}`])),
+    NETWORK_BLUESKY_VIDEO_URL: `${sim}/bluesky/video`,
   };
 }
 

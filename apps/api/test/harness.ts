@@ -126,6 +126,7 @@ export async function startTestApi(
       queuePrefix: env.QUEUE_PREFIX,
       connectors: createConnectors({
         baseUrls: env.networkBaseUrls,
+        ...(sim ? { blueskyVideoUrl: `${sim.baseUrls.bluesky}/video` } : {}),
         // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
         media: { allowPrivate: opts.mediaAllowPrivate ?? true, timeoutMs: 5_000, videoTimeoutMs: 10_000 },
         timeoutMs: opts.networkTimeoutMs ?? 2000,

@@ -91,7 +91,12 @@ describe('Variant A publishing pipeline', () => {
 
   it('retries only the failed networks; 400 when nothing failed', async () => {
     const marker = uniqueMarker('a-retry');
-    api.sim?.sim.addFault({ platform: 'mastodon', kind: 'rejected', remaining: 1 });
+    api.sim?.sim.addFault({
+      platform: 'mastodon',
+      kind: 'rejected',
+      remaining: 1,
+      pathIncludes: '/api/v1/statuses',
+    });
     const res = await post('/api/posts').send({
       content: `retry ${marker}`,
       platforms: ['twitter', 'mastodon'],

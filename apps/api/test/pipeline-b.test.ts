@@ -82,7 +82,12 @@ describe('Variant B publishing pipeline', () => {
 
   it('is published when one network succeeds and another fails, with the error in platform_results', async () => {
     const marker = uniqueMarker('b-half');
-    api.sim?.sim.addFault({ platform: 'mastodon', kind: 'rejected', remaining: 1 });
+    api.sim?.sim.addFault({
+      platform: 'mastodon',
+      kind: 'rejected',
+      remaining: 1,
+      pathIncludes: '/api/v1/statuses',
+    });
     const post = await createB(api, key, { content: `half ${marker}`, platforms: ['twitter', 'mastodon'] });
     expect((await publish(post.id)).status).toBe(200);
     const done = await settleB(api, key, post.id);

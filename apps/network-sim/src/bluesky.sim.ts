@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { isValidDid, isValidTid } from '@atproto/syntax';
 import type { Request, Response, Router } from 'express';
+import { postRecordProblem, type TSimBlob } from './bluesky-record.sim.js';
+import { issueServiceToken, registerBlueskyVideoService } from './bluesky-video.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
 const POST_COLLECTION = 'app.bsky.feed.post';
@@ -57,9 +60,24 @@ interface TSimSession {
   handle: string;
 }
 
+interface TSimRecord {
+  cid: string;
+  value: unknown;
+}
+
+/** The simulator's accounts: a handle's DID is derived from it, so a mentioned handle and a session agree. */
+const didOf = (handle: string) => `did:plc:${createHash('sha256').update(handle).digest('hex').slice(0, 24)}`;
+const normalHandle = (identifier: string) =>
+  (identifier.includes('.') ? identifier : `${identifier}.bsky.social`).toLowerCase();
+
 export function registerBlueskySim(router: Router, sim: SimState): void {
   const sessions = new Map<string, TSimSession>();
+  /** Handles that exist: every account that signed in, and any *.bsky.social handle. */
+  const handles = new Set<string>();
+  const blobs = new Map<string, TSimBlob>();
+  const records = new Map<string, TSimRecord>();
   router.use(networkMiddleware(sim, 'bluesky', renderBlueskyError));
+  registerBlueskyVideoService(router, { blobs, cidOf: fakeCid, nextId: () => sim.nextUuid() });
 
   function requireSession(req: Request, res: Response): TSimSession | null {
     const token = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
@@ -75,24 +93,62 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
       res.status(401).json({ error: 'AuthenticationRequired', message: 'Invalid identifier or password' });
       return;
     }
-    const did = `did:plc:${createHash('sha256').update(body.identifier).digest('hex').slice(0, 24)}`;
-    const handle = body.identifier.includes('.') ? body.identifier : `${body.identifier}.bsky.social`;
+    const handle = normalHandle(body.identifier);
+    const did = didOf(handle);
+    handles.add(handle);
     const accessJwt = `sim-access-${sim.nextUuid()}`;
     sessions.set(accessJwt, { did, handle });
-    res.json({ accessJwt, refreshJwt: `sim-refresh-${sim.nextUuid()}`, did, handle, active: true });
+    // The DID document names the PDS that holds the repo (the entryway is not always it).
+    const pds = `${req.protocol}://${req.get('host')}${req.baseUrl}`;
+    res.json({
+      accessJwt,
+      refreshJwt: `sim-refresh-${sim.nextUuid()}`,
+      did,
+      handle,
+      didDoc: {
+        id: did,
+        service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: pds }],
+      },
+      active: true,
+    });
+  });
+
+  // https://docs.bsky.app/docs/api/com-atproto-identity-resolve-handle
+  router.get('/xrpc/com.atproto.identity.resolveHandle', (req, res) => {
+    const handle = String(req.query.handle ?? '').toLowerCase();
+    if (!handles.has(handle) && !handle.endsWith('.bsky.social')) {
+      res.status(400).json({ error: 'HandleNotFound', message: 'Unable to resolve handle' });
+      return;
+    }
+    res.json({ did: didOf(handle) });
+  });
+
+  // A token the PDS signs for another service, e.g. the video service's uploadBlob on this PDS.
+  router.get('/xrpc/com.atproto.server.getServiceAuth', (req, res) => {
+    const session = requireSession(req, res);
+    if (!session) return;
+    const aud = String(req.query.aud ?? '');
+    const lxm = String(req.query.lxm ?? '');
+    const exp = Number(req.query.exp ?? Math.floor(Date.now() / 1000) + 60);
+    if (!isValidDid(aud)) {
+      res.status(400).json({ error: 'InvalidRequest', message: 'Input/aud must be a valid did' });
+      return;
+    }
+    // Tokens bound to a method may live up to an hour.
+    if (!Number.isFinite(exp) || exp * 1000 <= Date.now() || exp * 1000 > Date.now() + 60 * 60_000) {
+      res.status(400).json({ error: 'BadExpiration', message: 'expiration is outside the allowed range' });
+      return;
+    }
+    res.json({ token: issueServiceToken({ iss: session.did, aud, lxm, exp }) });
   });
 
   router.post('/xrpc/com.atproto.repo.uploadBlob', (req, res) => {
     if (!requireSession(req, res)) return;
     const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    res.json({
-      blob: {
-        $type: 'blob',
-        ref: { $link: fakeCid(bytes.toString('base64') + sim.nextUuid()) },
-        mimeType: req.headers['content-type'] ?? 'application/octet-stream',
-        size: bytes.length,
-      },
-    });
+    const mimeType = req.headers['content-type'] ?? 'application/octet-stream';
+    const cid = fakeCid(bytes.toString('base64') + sim.nextUuid());
+    blobs.set(cid, { mimeType, size: bytes.length });
+    res.json({ blob: { $type: 'blob', ref: { $link: cid }, mimeType, size: bytes.length } });
   });
 
   router.post('/xrpc/com.atproto.repo.createRecord', (req, res) => {
@@ -101,6 +157,7 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
     const body = (req.body ?? {}) as {
       repo?: string;
       collection?: string;
+      rkey?: unknown;
       record?: {
         text?: string;
         reply?: { root?: { uri?: string }; parent?: { uri?: string } };
@@ -113,15 +170,31 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
         .json({ error: 'InvalidRequest', message: 'Input/record is required for this collection' });
       return;
     }
+    // app.bsky.feed.post declares `key: "tid"` (modelled: the reference PDS checks record-key syntax only).
+    if (body.rkey !== undefined && !isValidTid(body.rkey)) {
+      res.status(400).json({ error: 'InvalidRequest', message: 'Input/rkey must be a valid TID' });
+      return;
+    }
+    const problem = postRecordProblem(body.record, blobs);
+    if (problem) {
+      res.status(problem.status).json({ error: problem.error, message: problem.message });
+      return;
+    }
     const parent = body.record.reply?.parent?.uri ?? null;
     for (const ref of [parent, body.record.reply?.root?.uri]) {
-      if (ref && !sim.getPost('bluesky', ref)) {
+      if (ref && !records.has(ref)) {
         res.status(400).json({ error: 'InvalidRequest', message: `Could not locate record: ${ref}` });
         return;
       }
     }
-    const uri = `at://${session.did}/${POST_COLLECTION}/${fakeTid()}`;
-    const cid = fakeCid(uri);
+    const uri = `at://${session.did}/${POST_COLLECTION}/${(body.rkey as string | undefined) ?? fakeTid()}`;
+    if (records.has(uri)) {
+      // The repository's tree already holds the key; the PDS fails the write without a specific error.
+      res.status(500).json({ error: 'InternalServerError', message: 'Internal Server Error' });
+      return;
+    }
+    const cid = fakeCid(`${uri}#${JSON.stringify(body.record)}`);
+    records.set(uri, { cid, value: body.record });
     sim.addPost({
       platform: 'bluesky',
       remoteId: uri,
@@ -135,12 +208,24 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
     );
   });
 
+  router.get('/xrpc/com.atproto.repo.getRecord', (req, res) => {
+    const uri = `at://${String(req.query.repo)}/${String(req.query.collection)}/${String(req.query.rkey)}`;
+    const record = records.get(uri);
+    if (!record) {
+      res.status(400).json({ error: 'RecordNotFound', message: `Could not locate record: ${uri}` });
+      return;
+    }
+    res.json({ uri, cid: record.cid, value: record.value });
+  });
+
   router.post('/xrpc/com.atproto.repo.deleteRecord', (req, res) => {
     if (!requireSession(req, res)) return;
     const body = (req.body ?? {}) as { repo?: string; collection?: string; rkey?: string };
-    const post = sim.getPost('bluesky', `at://${body.repo}/${body.collection}/${body.rkey}`);
+    const uri = `at://${body.repo}/${body.collection}/${body.rkey}`;
+    const post = sim.getPost('bluesky', uri);
     // deleteRecord succeeds whether or not the record still exists.
     if (post) post.deleted = true;
+    records.delete(uri);
     res.json({ commit: { cid: fakeCid(`${body.rkey}#delete`), rev: fakeTid() } });
   });
 }

@@ -1,4 +1,12 @@
+import { measureText } from '@sps/core';
 import type { Request, Response, Router } from 'express';
+import {
+  attachProblem,
+  defaultMastodonConfig,
+  registerMastodonMedia,
+  type TSimMastodonConfig,
+  type TSimMastodonMedia,
+} from './mastodon-media.sim.js';
 import {
   answerOrHang,
   networkMiddleware,
@@ -35,7 +43,7 @@ function requireBearer(req: Request, res: Response): boolean {
   return false;
 }
 
-function renderStatus(req: Request, post: TSimPost) {
+function renderStatus(req: Request, post: TSimPost, media: Map<string, TSimMastodonMedia>) {
   const origin = `${req.protocol}://${req.get('host')}`;
   return {
     id: post.remoteId,
@@ -45,7 +53,7 @@ function renderStatus(req: Request, post: TSimPost) {
     uri: `${origin}/users/sim/statuses/${post.remoteId}`,
     url: `${origin}/@sim/${post.remoteId}`,
     content: `<p>${post.text}</p>`,
-    media_attachments: (post.media as string[]).map((id) => ({ id, type: 'image' })),
+    media_attachments: (post.media as string[]).map((id) => ({ id, type: media.get(id)?.type ?? 'unknown' })),
     account: { id: '1', username: 'sim', acct: 'sim' },
   };
 }
@@ -53,16 +61,48 @@ function renderStatus(req: Request, post: TSimPost) {
 export function registerMastodonSim(router: Router, sim: SimState): void {
   router.use(networkMiddleware(sim, 'mastodon', renderMastodonError));
 
-  router.post('/api/v2/media', (req, res) => {
-    if (!requireBearer(req, res)) return;
-    const raw = Buffer.isBuffer(req.body) ? req.body.toString('latin1') : '';
-    if (!req.is('multipart/form-data') || !raw.includes('name="file"')) {
-      res.status(422).json({ error: 'Validation failed: File content type is invalid' });
-      return;
-    }
-    const id = sim.nextNumericId();
-    const description = /name="description"\r\n\r\n([^\r]*)/.exec(raw)?.[1] ?? null;
-    res.json({ id, type: 'image', url: `https://files.sim/${id}.png`, preview_url: null, description });
+  let config: TSimMastodonConfig = defaultMastodonConfig();
+  const media = registerMastodonMedia(
+    router,
+    requireBearer,
+    () => config,
+    () => sim.nextNumericId(),
+  );
+
+  // https://docs.joinmastodon.org/methods/instance/#v2 (public: no token needed)
+  router.get('/api/v2/instance', (req, res) => {
+    res.json({
+      domain: req.get('host'),
+      title: 'Simulated Mastodon',
+      version: '4.4.0',
+      configuration: {
+        statuses: {
+          max_characters: config.maxCharacters,
+          max_media_attachments: config.maxMediaAttachments,
+          characters_reserved_per_url: 23,
+        },
+        media_attachments: {
+          supported_mime_types: config.supportedMimeTypes,
+          description_limit: config.descriptionLimit,
+          image_size_limit: config.imageSizeLimit,
+          image_matrix_limit: 33_177_600,
+          video_size_limit: config.videoSizeLimit,
+          video_frame_rate_limit: 120,
+          video_matrix_limit: 8_294_400,
+        },
+        polls: {
+          max_options: 4,
+          max_characters_per_option: 50,
+          min_expiration: 300,
+          max_expiration: 2_629_746,
+        },
+      },
+    });
+  });
+  // Simulator control (not Mastodon's): a test sets the instance's own limits, as an admin would.
+  router.put('/__sim/instance', (req, res) => {
+    config = { ...defaultMastodonConfig(), ...(req.body as Partial<TSimMastodonConfig>) };
+    res.status(204).end();
   });
 
   router.post('/api/v1/statuses', (req, res) => {
@@ -72,11 +112,24 @@ export function registerMastodonSim(router: Router, sim: SimState): void {
     // Mastodon remembers Idempotency-Key for a while and answers with the status it already created.
     const existing = key ? sim.findByIdempotencyKey('mastodon', key) : undefined;
     if (existing) {
-      res.json(renderStatus(req, existing));
+      res.json(renderStatus(req, existing, media));
       return;
     }
     if (!body.status && !body.media_ids?.length) {
       res.status(422).json({ error: "Validation failed: Text can't be blank" });
+      return;
+    }
+    // StatusLengthValidator counts links as 23 and remote mentions by their local part.
+    if (measureText(body.status ?? '', 'mastodon') > config.maxCharacters) {
+      res
+        .status(422)
+        .json({ error: `Validation failed: Text character limit of ${config.maxCharacters} exceeded` });
+      return;
+    }
+    const mediaIds = Array.isArray(body.media_ids) ? body.media_ids : [];
+    const problem = attachProblem(media, mediaIds, config.maxMediaAttachments);
+    if (problem) {
+      res.status(422).json({ error: problem });
       return;
     }
     const replyTo = body.in_reply_to_id ?? null;
@@ -89,10 +142,14 @@ export function registerMastodonSim(router: Router, sim: SimState): void {
       remoteId: sim.nextNumericId(),
       text: body.status ?? '',
       replyTo,
-      media: body.media_ids ?? [],
+      media: mediaIds,
       idempotencyKey: key,
     });
-    answerOrHang(res, () => res.json(renderStatus(req, post)));
+    for (const id of mediaIds) {
+      const item = media.get(id);
+      if (item) item.attachedTo = post.remoteId;
+    }
+    answerOrHang(res, () => res.json(renderStatus(req, post, media)));
   });
 
   router.delete('/api/v1/statuses/:id', (req, res) => {
@@ -103,6 +160,6 @@ export function registerMastodonSim(router: Router, sim: SimState): void {
       return;
     }
     post.deleted = true;
-    res.json({ ...renderStatus(req, post), text: post.text });
+    res.json({ ...renderStatus(req, post, media), text: post.text });
   });
 }

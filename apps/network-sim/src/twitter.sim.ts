@@ -1,5 +1,12 @@
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+import {
+  invalidRequest,
+  mediaIdsProblem,
+  registerTwitterMediaRoutes,
+  requireBearer,
+  type TSimXMediaStore,
+} from './twitter-media.sim.js';
 
 /** X API v2 errors are RFC 7807-ish problem documents; rate limits announce the reset as epoch seconds. */
 const renderTwitterError: TErrorRenderer = (res, fault) => {
@@ -39,12 +46,6 @@ const renderTwitterError: TErrorRenderer = (res, fault) => {
   }
 };
 
-function requireBearer(req: Request, res: Response): boolean {
-  if (req.headers.authorization?.startsWith('Bearer ')) return true;
-  res.status(401).json({ title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' });
-  return false;
-}
-
 interface TTweetBody {
   text?: string;
   reply?: { in_reply_to_tweet_id?: string };
@@ -55,37 +56,22 @@ interface TTweetBody {
 export function registerTwitterSim(router: Router, sim: SimState): void {
   router.use(networkMiddleware(sim, 'twitter', renderTwitterError));
 
-  router.post('/2/media/upload', (req, res) => {
-    if (!requireBearer(req, res)) return;
-    const body = req.body as { media?: string; media_category?: string };
-    if (!body.media) {
-      res
-        .status(400)
-        .json({ title: 'Invalid Request', detail: 'media is required', type: 'about:blank', status: 400 });
-      return;
-    }
-    const id = sim.nextNumericId();
-    res.json({
-      data: {
-        id,
-        media_key: `3_${id}`,
-        size: Buffer.from(body.media, 'base64').length,
-        expires_after_secs: 86400,
-      },
-    });
-  });
-
-  router.post('/2/media/metadata', (req, res) => {
-    if (!requireBearer(req, res)) return;
-    const body = req.body as { id?: string };
-    res.json({ data: { id: body.id, associated_metadata: true } });
-  });
+  const media: TSimXMediaStore = new Map();
+  registerTwitterMediaRoutes(router, sim, media);
 
   router.post('/2/tweets', (req, res) => {
     if (!requireBearer(req, res)) return;
     const body = (req.body ?? {}) as TTweetBody;
     const text = body.text ?? '';
     const replyTo = body.reply?.in_reply_to_tweet_id ?? null;
+    const mediaIds = body.media?.media_ids ?? [];
+    const mediaProblem = Array.isArray(mediaIds)
+      ? mediaIdsProblem(media, mediaIds)
+      : 'Your media IDs are invalid.';
+    if (mediaProblem) {
+      invalidRequest(res, mediaProblem, { 'media.media_ids': mediaIds });
+      return;
+    }
     if (replyTo && !sim.getPost('twitter', replyTo)) {
       res.status(400).json({
         errors: [{ message: 'Your Tweet cannot be replied to.', parameters: {} }],
@@ -101,7 +87,7 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
       remoteId: id,
       text,
       replyTo,
-      media: { media_ids: body.media?.media_ids ?? [], poll: body.poll ?? null },
+      media: { media_ids: mediaIds, poll: body.poll ?? null },
       idempotencyKey: null,
     });
     answerOrHang(res, () => res.status(201).json({ data: { id, text, edit_history_tweet_ids: [id] } }));

@@ -41,6 +41,8 @@ const ZPublisherEnv = ZCommonEnv.extend({
     .string()
     .regex(/^v\d+\.\d+$/, 'a Graph API version looks like v25.0')
     .default('v25.0'),
+  /** Bluesky's video service (app.bsky.video.*), where videos are processed before they are posted. */
+  NETWORK_BLUESKY_VIDEO_URL: z.string().url().optional(),
   /** Threads API version (graph.threads.net has only v1.0 so far). */
   THREADS_API_VERSION: z
     .string()

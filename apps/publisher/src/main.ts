@@ -26,6 +26,7 @@ const queues = createQueues(connection, env.QUEUE_PREFIX);
 const connectors = createConnectors({
   baseUrls: env.networkBaseUrls,
   timeoutMs: env.NETWORK_TIMEOUT,
+  ...(env.NETWORK_BLUESKY_VIDEO_URL ? { blueskyVideoUrl: env.NETWORK_BLUESKY_VIDEO_URL } : {}),
   apiVersions: {
     linkedin: env.LINKEDIN_API_VERSION,
     facebook: env.META_GRAPH_API_VERSION,

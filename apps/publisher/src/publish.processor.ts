@@ -8,10 +8,11 @@ import { connectorAccount } from './credentials.js';
 
 /**
  * Networks whose API deduplicates a resent request (Mastodon `Idempotency-Key`, Discord `nonce` with
- * `enforce_nonce`): a segment whose outcome is unknown may be sent again with the same key. Elsewhere
+ * `enforce_nonce`, Bluesky's record key derived from the idempotency key and the post's creation time):
+ * a segment whose outcome is unknown may be sent again with the same key. Elsewhere
  * a resend could double-post, so the result is marked `unknown` for a person to check.
  */
-const IDEMPOTENT: ReadonlySet<TPlatform> = new Set(['mastodon', 'discord']);
+const IDEMPOTENT: ReadonlySet<TPlatform> = new Set(['mastodon', 'discord', 'bluesky']);
 
 /** Thrown to make BullMQ retry the job later; carries the longest wait a network asked for. */
 export class RetryLaterError extends Error {
@@ -150,6 +151,7 @@ async function publishNetwork(
         saved: progress,
         save: (state) => ctx.publishing.saveProgress(post.id, platform, item.segmentIndex, state),
       },
+      postCreatedAt: post.createdAt,
     });
     if (outcome.ok) {
       await ctx.publishing.markSent(post.id, platform, item.segmentIndex, {

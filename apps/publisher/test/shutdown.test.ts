@@ -97,7 +97,12 @@ describe('publisher process: metrics port and graceful shutdown', () => {
     await api.connect(accountId, 'mastodon');
 
     // One success on twitter, one permanent refusal on mastodon.
-    sim.sim.addFault({ platform: 'mastodon', kind: 'rejected', remaining: 1 });
+    sim.sim.addFault({
+      platform: 'mastodon',
+      kind: 'rejected',
+      remaining: 1,
+      pathIncludes: '/api/v1/statuses',
+    });
     const id = await publish(apiKey, 'metrics please', ['twitter', 'mastodon']);
     await waitUntil('the post to be final', async () => (await statusOf(id)) !== 'publishing', 30_000, 50);
 

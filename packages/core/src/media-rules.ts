@@ -37,14 +37,16 @@ export const NETWORK_MEDIA_RULES: Record<TPlatform, TMediaRule> = {
     gifAlone: true,
     docs: 'https://docs.x.com/x-api/media/quickstart/best-practices',
   },
-  // app.bsky.embed.images: maxLength 4, blob accept image/*, maxSize 1,000,000. One video per post, as
-  // .mp4, .mpeg, .webm or .mov (https://bsky.social/about/blog/09-11-2024-video).
+  // app.bsky.embed.images: maxLength 4, blob accept image/*. One video per post through the video
+  // service, which takes .mp4, .mpeg, .webm and .mov (https://bsky.social/about/blog/09-11-2024-video,
+  // https://docs.bsky.app/docs/tutorials/video); .mpeg is left out because the media fetcher cannot
+  // recognise an MPEG program stream by its bytes, so such a post would only fail at publish.
   bluesky: {
     requires: 'nothing',
     maxImages: 4,
     allowsVideo: true,
     imageExtensions: null,
-    videoExtensions: ['mp4', 'mpeg', 'webm', 'mov'],
+    videoExtensions: ['mp4', 'webm', 'mov'],
     gifAlone: false,
     docs: 'https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/embed/images.json',
   },

@@ -129,6 +129,10 @@ describe('mediaProblemField names the item in each variant', () => {
     expect(
       findMediaProblems(['bluesky'], { media: { images: [], video: { url: 'https://cdn.test/v.mov' } } }),
     ).toEqual([]);
+    // Bluesky's video service takes .mpeg, but the media fetcher cannot recognise it: refused up front.
+    expect(findMediaViolations('bluesky', { images: [], video: { url: 'https://cdn.test/v.mpeg' } })).toMatch(
+      /does not accept \.mpeg videos/,
+    );
   });
 
   it('A: mediaUrls.N and segments.N.mediaUrls.M', () => {

@@ -1,5 +1,7 @@
-import { RichText } from '@atproto/api';
-import { type Got, HTTPError } from 'got';
+import { type Got, HTTPError, RequestError } from 'got';
+import { createFacetBuilder } from './bluesky-facets.js';
+import { BLUESKY_VIDEO_SERVICE, createBlueskyMedia, type TBlueskyMediaSession } from './bluesky-media.js';
+import { blueskyRecordKey } from './bluesky-rkey.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -14,22 +16,21 @@ import { classifyHttpError, createHttpClient } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
 
 const NETWORK = 'Bluesky';
-// app.bsky.embed.images: each image blob at most 1,000,000 bytes (lexicon maxSize).
-const MAX_IMAGE_BYTES = 1_000_000;
 const POST_COLLECTION = 'app.bsky.feed.post';
 const AUTH_ERRORS = new Set(['ExpiredToken', 'InvalidToken', 'AuthenticationRequired', 'AuthMissing']);
 
-interface TSession {
+interface TSession extends TBlueskyMediaSession {
+  handle: string;
+}
+interface TCreatedSession {
   accessJwt: string;
   did: string;
   handle: string;
+  didDoc?: { service?: { id?: string; serviceEndpoint?: unknown }[] };
 }
 interface TStrongRef {
   uri: string;
   cid: string;
-}
-interface TBlob {
-  blob: Record<string, unknown>;
 }
 
 function xrpcError(err: unknown): string | undefined {
@@ -59,6 +60,11 @@ function classify(err: unknown): TNetworkFailure {
   return failure;
 }
 
+/** An answer that may hide a record already written: a server error, or no answer at all. */
+const mayHaveLanded = (err: unknown) =>
+  (err instanceof HTTPError && err.response.statusCode >= 500) ||
+  (err instanceof RequestError && !(err instanceof HTTPError));
+
 /** `at://did/collection/rkey` → rkey */
 function rkeyOf(uri: string): string {
   return uri.split('/').pop() ?? uri;
@@ -70,15 +76,42 @@ function strongRef(ref: TRemoteRef): TStrongRef | null {
   return uri.startsWith('at://') && cid ? { uri, cid } : null;
 }
 
+/** The PDS that holds the repo, from the session's DID document (bsky.social is only the entryway). */
+function pdsOf(created: TCreatedSession, fallback: string): string {
+  const endpoint = created.didDoc?.service?.find((s) => s.id?.endsWith('#atproto_pds'))?.serviceEndpoint;
+  if (typeof endpoint === 'string') {
+    try {
+      return new URL(endpoint).toString();
+    } catch {
+      // A malformed document: the server we talk to is the best guess.
+    }
+  }
+  return fallback;
+}
+
+/**
+ * Bluesky through the account's PDS (XRPC): posts are `app.bsky.feed.post` records written with
+ * `com.atproto.repo.createRecord` at a record key derived from (post, network, segment), so a resend finds
+ * the record instead of writing a second one. https://docs.bsky.app/docs/advanced-guides/posts
+ */
 export function createBlueskyConnector(options: TConnectorOptions): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const fetchMedia = options.fetchMedia ?? createMediaFetcher({ timeoutMs });
   const clients = new Map<string, Got>();
   // Sessions live in memory only: one createSession per account and process, redone when the token expires.
   const sessions = new Map<string, TSession>();
+  const facetsOf = createFacetBuilder();
+  const media = createBlueskyMedia({
+    fetchMedia: options.fetchMedia ?? createMediaFetcher({ timeoutMs }),
+    processingWait: options.processingWait,
+    videoServiceUrl: options.videoServiceUrl ?? BLUESKY_VIDEO_SERVICE,
+    timeoutMs,
+  });
+
+  const baseOf = (account: TConnectorAccount) =>
+    account.instanceUrl ?? options.baseUrl ?? 'https://bsky.social';
 
   function clientFor(account: TConnectorAccount): Got {
-    const base = account.instanceUrl ?? options.baseUrl ?? 'https://bsky.social';
+    const base = baseOf(account);
     let client = clients.get(base);
     if (!client) {
       client = createHttpClient(base, timeoutMs);
@@ -94,8 +127,13 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
       .post('xrpc/com.atproto.server.createSession', {
         json: { identifier: account.externalId ?? account.accountName, password: account.token },
       })
-      .json<TSession>();
-    const fresh = { accessJwt: created.accessJwt, did: created.did, handle: created.handle };
+      .json<TCreatedSession>();
+    const fresh: TSession = {
+      accessJwt: created.accessJwt,
+      did: created.did,
+      handle: created.handle,
+      pdsUrl: pdsOf(created, baseOf(account)),
+    };
     sessions.set(account.id, fresh);
     return fresh;
   }
@@ -118,29 +156,32 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
 
   const auth = (s: TSession) => ({ authorization: `Bearer ${s.accessJwt}` });
 
+  /** com.atproto.repo.getRecord at our key: the record a lost answer may have written, or null. */
+  async function existing(http: Got, s: TSession, rkey: string): Promise<TStrongRef | null> {
+    try {
+      const found = await http
+        .get('xrpc/com.atproto.repo.getRecord', {
+          headers: auth(s),
+          searchParams: { repo: s.did, collection: POST_COLLECTION, rkey },
+        })
+        .json<{ uri?: string; cid?: string }>();
+      return found.uri && found.cid ? { uri: found.uri, cid: found.cid } : null;
+    } catch (err) {
+      if (xrpcError(err) === 'RecordNotFound') return null;
+      throw err;
+    }
+  }
+
   return {
     platform: 'bluesky',
 
     async publish(input: TPublishInput): Promise<TPublishOutcome> {
       const { account } = input;
-      if (input.media?.video) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'rejected',
-            message: `Video upload is not supported for ${NETWORK} yet. Post without the video.`,
-          },
-        };
-      }
       const record: Record<string, unknown> = {
         $type: POST_COLLECTION,
         text: input.text,
         createdAt: new Date().toISOString(),
       };
-      // Links are only clickable on Bluesky when they are marked up as facets.
-      const rich = new RichText({ text: input.text });
-      rich.detectFacetsWithoutResolution();
-      if (rich.facets?.length) record.facets = rich.facets;
       if (input.replyTo) {
         const parent = strongRef(input.replyTo);
         const root = input.root ? strongRef(input.root) : parent;
@@ -155,48 +196,51 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
         }
         record.reply = { root, parent };
       }
-      const downloads: { bytes: Buffer; type: string; alt: string }[] = [];
-      for (const image of input.media?.images ?? []) {
-        const downloaded = await fetchMedia({
-          url: image.url,
-          kind: 'image',
-          network: NETWORK,
-          maxBytes: MAX_IMAGE_BYTES,
-        });
-        if (!downloaded.ok) return downloaded;
-        downloads.push({ ...downloaded.value, alt: image.altText ?? '' });
-      }
+      const downloads = await media.download(input.media);
+      if (!downloads.ok) return downloads;
+      const images = downloads.value.filter((d) => d.kind === 'image');
+      const video = downloads.value.find((d) => d.kind === 'video');
+      const rkey = blueskyRecordKey(input.idempotencyKey, input.postCreatedAt ?? new Date());
+
       try {
-        const created = await withSession(account, async (s, http) => {
-          if (downloads.length > 0) {
-            const images = [];
-            for (const d of downloads) {
-              const uploaded = await http
-                .post('xrpc/com.atproto.repo.uploadBlob', {
-                  headers: { ...auth(s), 'content-type': d.type },
-                  body: d.bytes,
-                })
-                .json<TBlob>();
-              images.push({ alt: d.alt, image: uploaded.blob });
-            }
-            record.embed = { $type: 'app.bsky.embed.images', images };
+        const created = await withSession(account, async (s, http): Promise<TPublishOutcome> => {
+          // Links and mentions are only clickable on Bluesky as facets; a mention needs its DID.
+          const facets = await facetsOf(http, input.text);
+          if (facets.length > 0) record.facets = facets;
+          if (images.length > 0) record.embed = await media.imagesEmbed(http, s, images);
+          if (video) {
+            const embed = await media.videoEmbed(http, s, video);
+            if (!embed.ok) return embed;
+            record.embed = embed.value;
           }
-          const ref = await http
-            .post('xrpc/com.atproto.repo.createRecord', {
-              headers: auth(s),
-              json: { repo: s.did, collection: POST_COLLECTION, record },
-            })
-            .json<TStrongRef>();
-          return { ref, handle: s.handle };
+          let ref: TStrongRef;
+          try {
+            ref = await http
+              .post('xrpc/com.atproto.repo.createRecord', {
+                headers: auth(s),
+                json: { repo: s.did, collection: POST_COLLECTION, rkey, record },
+              })
+              .json<TStrongRef>();
+          } catch (err) {
+            // A record at our key is this segment, written by an attempt whose answer was lost: the PDS
+            // answers a second create at the same key with a 500, a lost answer with nothing.
+            if (!mayHaveLanded(err)) throw err;
+            const found = await existing(http, s, rkey).catch(() => null);
+            if (!found) throw err;
+            ref = found;
+          }
+          return {
+            ok: true,
+            remoteId: ref.uri,
+            url: `https://bsky.app/profile/${s.handle}/post/${rkeyOf(ref.uri)}`,
+            meta: { uri: ref.uri, cid: ref.cid },
+          };
         });
-        return {
-          ok: true,
-          remoteId: created.ref.uri,
-          url: `https://bsky.app/profile/${created.handle}/post/${rkeyOf(created.ref.uri)}`,
-          meta: { uri: created.ref.uri, cid: created.ref.cid },
-        };
+        return created;
       } catch (err) {
-        return { ok: false, failure: classify(err) };
+        // The record key makes a resend harmless (it finds the record), so no outcome is ever unknown here.
+        const { outcomeUnknown: _safe, ...failure } = classify(err);
+        return { ok: false, failure };
       }
     },
 

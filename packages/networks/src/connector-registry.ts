@@ -45,6 +45,8 @@ export interface TConnectorsConfig {
   apiVersions?: Partial<Record<TPlatform, string>>;
   /** Shortens media processing waits (tests); production uses each network's documented cadence. */
   processingWait?: TProcessingWait;
+  /** Bluesky's video service (`NETWORK_BLUESKY_VIDEO_URL`); a missing one means https://video.bsky.app. */
+  blueskyVideoUrl?: string;
 }
 
 /** Builds one connector per network, once at worker start-up. */
@@ -60,6 +62,9 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
       ...(apiVersion ? { apiVersion } : {}),
       ...(config.processingWait ? { processingWait: config.processingWait } : {}),
       ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+      ...(platform === 'bluesky' && config.blueskyVideoUrl
+        ? { videoServiceUrl: config.blueskyVideoUrl }
+        : {}),
       fetchMedia,
     });
   }

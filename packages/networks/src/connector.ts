@@ -60,6 +60,11 @@ export interface TPublishInput {
   idempotencyKey: string;
   /** Resumable progress; absent in callers that do not keep it (each publish then starts afresh). */
   progress?: TPublishProgress;
+  /**
+   * When the post was created: a time that never changes across attempts, for keys derived from it
+   * (Bluesky's record key is a timestamp identifier). Without it the connector uses the current time.
+   */
+  postCreatedAt?: Date;
 }
 
 export type TFailureKind = 'auth_expired' | 'rate_limited' | 'rejected' | 'transient';
@@ -113,4 +118,6 @@ export interface TConnectorOptions {
   apiVersion?: string;
   /** Media processing waits (container/video status polling). */
   processingWait?: TProcessingWait;
+  /** Bluesky's video service (`app.bsky.video.*`); defaults to https://video.bsky.app. */
+  videoServiceUrl?: string;
 }

@@ -4,6 +4,7 @@ export {
   ForbiddenAddressError,
   guardedLookup,
 } from './address-guard.js';
+export { blueskyRecordKey } from './bluesky-rkey.js';
 export * from './connector.js';
 export { createConnectors, type TConnectorsConfig } from './connector-registry.js';
 export { classifyHttpError, createHttpClient, truncateBody } from './http-client.js';

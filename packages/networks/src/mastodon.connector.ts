@@ -1,9 +1,9 @@
+import { measureText } from '@sps/core';
 import { type Got, HTTPError } from 'got';
 import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
-  TMediaImage,
   TNetworkConnector,
   TNetworkFailure,
   TPublishInput,
@@ -11,19 +11,16 @@ import type {
   TRemoteRef,
 } from './connector.js';
 import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
+import { createInstanceCache, type TInstanceCacheOptions } from './mastodon-instance.js';
+import { createMastodonMedia, type TMastodonMediaItem } from './mastodon-media.js';
 import { createMediaFetcher } from './media-fetch.js';
 
 const NETWORK = 'Mastodon';
-// Mastodon's default image_size_limit (16 MB), announced in /api/v2/instance configuration.media_attachments.
-const MAX_IMAGE_BYTES = 16 * 1024 * 1024;
 
 interface TStatus {
   id: string;
   url: string | null;
   uri: string;
-}
-interface TMediaAttachment {
-  id: string;
 }
 
 /** Mastodon announces the rate-limit reset as an ISO timestamp, which the shared classifier does not read. */
@@ -44,13 +41,24 @@ function classify(err: unknown): TNetworkFailure {
   return failure;
 }
 
-export function createMastodonConnector(options: TConnectorOptions): TNetworkConnector {
+/**
+ * Mastodon through its REST API on the account's own server: media with `POST /api/v2/media` (processing
+ * awaited), statuses with `POST /api/v1/statuses` and an Idempotency-Key, limits from `GET /api/v2/instance`.
+ * https://docs.joinmastodon.org/methods/statuses/#create
+ */
+export function createMastodonConnector(
+  options: TConnectorOptions & { instanceCache?: TInstanceCacheOptions },
+): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const fetchMedia = options.fetchMedia ?? createMediaFetcher({ timeoutMs });
   const clients = new Map<string, Got>();
+  const limitsOf = createInstanceCache(options.instanceCache);
+  const upload = createMastodonMedia({
+    fetchMedia: options.fetchMedia ?? createMediaFetcher({ timeoutMs }),
+    processingWait: options.processingWait,
+  });
 
   /** Every account lives on its own instance; its instance URL wins over the configured one. */
-  function clientFor(account: TConnectorAccount): TStep<Got> {
+  function clientFor(account: TConnectorAccount): TStep<{ base: string; http: Got }> {
     const base = account.instanceUrl ?? options.baseUrl;
     if (!base) {
       return {
@@ -66,35 +74,9 @@ export function createMastodonConnector(options: TConnectorOptions): TNetworkCon
       client = createHttpClient(base, timeoutMs);
       clients.set(base, client);
     }
-    return { ok: true, value: client };
+    return { ok: true, value: { base, http: client } };
   }
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
-
-  async function uploadImage(
-    http: Got,
-    account: TConnectorAccount,
-    image: TMediaImage,
-  ): Promise<TStep<string>> {
-    const downloaded = await fetchMedia({
-      url: image.url,
-      kind: 'image',
-      network: NETWORK,
-      maxBytes: MAX_IMAGE_BYTES,
-    });
-    if (!downloaded.ok) return downloaded;
-    const form = new FormData();
-    const name = new URL(image.url).pathname.split('/').pop() || 'image';
-    form.append('file', new Blob([downloaded.value.bytes], { type: downloaded.value.type }), name);
-    if (image.altText) form.append('description', image.altText);
-    try {
-      const media = await http
-        .post('api/v2/media', { headers: auth(account), body: form })
-        .json<TMediaAttachment>();
-      return { ok: true, value: media.id };
-    } catch (err) {
-      return { ok: false, failure: classify(err) };
-    }
-  }
 
   return {
     platform: 'mastodon',
@@ -103,19 +85,39 @@ export function createMastodonConnector(options: TConnectorOptions): TNetworkCon
       const { account } = input;
       const client = clientFor(account);
       if (!client.ok) return client;
-      const http = client.value;
-      if (input.media?.video) {
+      const { base, http } = client.value;
+      const limits = await limitsOf(base, http);
+      // Counted as the server counts (links 23, remote mentions by their local part), against its own limit.
+      const length = measureText(input.text, 'mastodon');
+      if (limits.maxCharacters !== null && length > limits.maxCharacters) {
         return {
           ok: false,
           failure: {
             kind: 'rejected',
-            message: `Video upload is not supported for ${NETWORK} yet (it needs asynchronous processing). Post without the video.`,
+            message: `The text is ${length} characters as ${NETWORK} counts them, over the ${limits.maxCharacters} that ${base} allows. Shorten it and retry.`,
+          },
+        };
+      }
+      const items: TMastodonMediaItem[] = [
+        ...(input.media?.images ?? []).map((i) => ({
+          url: i.url,
+          kind: 'image' as const,
+          altText: i.altText,
+        })),
+        ...(input.media?.video ? [{ url: input.media.video.url, kind: 'video' as const }] : []),
+      ];
+      if (items.length > limits.maxMediaAttachments) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'rejected',
+            message: `${base} takes at most ${limits.maxMediaAttachments} attachments per status; this one has ${items.length}.`,
           },
         };
       }
       const mediaIds: string[] = [];
-      for (const image of input.media?.images ?? []) {
-        const uploaded = await uploadImage(http, account, image);
+      for (const item of items) {
+        const uploaded = await upload(http, account, item, limits);
         if (!uploaded.ok) return uploaded;
         mediaIds.push(uploaded.value);
       }
@@ -143,7 +145,7 @@ export function createMastodonConnector(options: TConnectorOptions): TNetworkCon
       const client = clientFor(account);
       if (!client.ok) return client;
       try {
-        await client.value.delete(`api/v1/statuses/${encodeURIComponent(remote.remoteId)}`, {
+        await client.value.http.delete(`api/v1/statuses/${encodeURIComponent(remote.remoteId)}`, {
           headers: auth(account),
         });
         return { ok: true };

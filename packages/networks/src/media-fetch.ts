@@ -83,7 +83,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * The URL as the user gave it, for messages: without user info and query (signed URLs carry tokens
  * there), bounded, and never the address it resolved to.
  */
-function shown(url: string): string {
+export function shown(url: string): string {
   let text = url;
   try {
     const parsed = new URL(url);

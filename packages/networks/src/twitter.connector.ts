@@ -3,85 +3,50 @@ import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
-  TMediaImage,
   TNetworkConnector,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
+import { classifyHttpError, createHttpClient } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { createTwitterMedia } from './twitter-media.js';
 
 const NETWORK = 'X';
-// X's simple upload takes images up to 5 MB: https://docs.x.com/x-api/media/quickstart/media-upload-chunked
-const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 interface TTweetCreated {
   data: { id: string; text: string };
 }
-interface TMediaUploaded {
-  data: { id: string; media_key?: string };
-}
 
-/** X fetches nothing by URL: the image bytes have to be downloaded and uploaded by us. */
-
+/**
+ * X through the v2 API: POST /2/tweets, media through the v2 media upload (X fetches nothing by URL, so
+ * the bytes are downloaded and uploaded by us). https://docs.x.com/x-api/posts/creation-of-a-post
+ */
 export function createTwitterConnector(options: TConnectorOptions): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const fetchMedia = options.fetchMedia ?? createMediaFetcher({ timeoutMs });
   const http = createHttpClient(options.baseUrl ?? 'https://api.x.com', timeoutMs);
   const classify = (err: unknown) => classifyHttpError(err, { network: NETWORK });
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
-
-  async function uploadImage(account: TConnectorAccount, image: TMediaImage): Promise<TStep<string>> {
-    const downloaded = await fetchMedia({
-      url: image.url,
-      kind: 'image',
-      network: NETWORK,
-      maxBytes: MAX_IMAGE_BYTES,
-    });
-    if (!downloaded.ok) return downloaded;
-    try {
-      const uploaded = await http
-        .post('2/media/upload', {
-          headers: auth(account),
-          json: {
-            media: downloaded.value.bytes.toString('base64'),
-            media_category: 'tweet_image',
-            media_type: downloaded.value.type,
-          },
-        })
-        .json<TMediaUploaded>();
-      const mediaId = uploaded.data.id;
-      if (image.altText) {
-        await http.post('2/media/metadata', {
-          headers: auth(account),
-          json: { id: mediaId, metadata: { alt_text: { text: image.altText } } },
-        });
-      }
-      return { ok: true, value: mediaId };
-    } catch (err) {
-      return { ok: false, failure: classify(err) };
-    }
-  }
+  const media = createTwitterMedia({
+    http,
+    fetchMedia: options.fetchMedia ?? createMediaFetcher({ timeoutMs }),
+    processingWait: options.processingWait,
+  });
 
   return {
     platform: 'twitter',
 
     async publish(input: TPublishInput): Promise<TPublishOutcome> {
       const { account } = input;
-      if (input.media?.video) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'rejected',
-            message:
-              'Video upload is not supported for X yet (it needs the chunked media upload). Post without the video.',
-          },
-        };
-      }
       const mediaIds: string[] = [];
+      // "Up to 4 photos, 1 animated GIF or 1 video in a Post": the media rules refuse other mixes up front.
       for (const image of input.media?.images ?? []) {
-        const uploaded = await uploadImage(account, image);
+        const uploaded = await media.uploadImage(account, image);
+        if (!uploaded.ok) return uploaded;
+        mediaIds.push(uploaded.value);
+      }
+      if (input.media?.video) {
+        const uploaded = await media.uploadVideo(account, input.media.video);
         if (!uploaded.ok) return uploaded;
         mediaIds.push(uploaded.value);
       }

@@ -2,9 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
+import sharp from 'sharp';
 import { createBlueskyConnector } from '../src/bluesky.connector.js';
+import { blueskyRecordKey } from '../src/bluesky-rkey.js';
 import type { TConnectorAccount, TNetworkConnector, TPublishInput, TRemoteRef } from '../src/connector.js';
-import { createMediaFetcher } from '../src/media-fetch.js';
+import { createMediaFetcher, type TFetchMedia } from '../src/media-fetch.js';
 
 const account: TConnectorAccount = {
   id: 'acc-b',
@@ -26,6 +28,8 @@ const createRecords = () =>
   running.sim.requests.filter((r) => r.path.endsWith('com.atproto.repo.createRecord'));
 const createSessions = () =>
   running.sim.requests.filter((r) => r.path.endsWith('com.atproto.server.createSession'));
+
+const CREATED = new Date('2026-03-01T10:00:00.000Z');
 
 let running: TRunningSim;
 let connector: TNetworkConnector;
@@ -150,7 +154,7 @@ describe('Bluesky connector', () => {
     expect(rejected.ok ? null : rejected.failure).toMatchObject({ kind: 'rejected', status: 400 });
   });
 
-  it('reports a hang after creation as transient with an unknown outcome', async () => {
+  it('recognises a record whose answer was lost by reading its key back, and writes no second one', async () => {
     const slow = createBlueskyConnector({ baseUrl: running.baseUrls.bluesky, timeoutMs: 300 });
     await slow.publish(input('warm up'));
     running.sim.addFault({
@@ -159,9 +163,32 @@ describe('Bluesky connector', () => {
       remaining: 1,
       pathIncludes: 'createRecord',
     });
-    const outcome = await slow.publish(input('maybe'));
-    expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'transient', outcomeUnknown: true });
+    const outcome = await slow.publish(input('maybe', { postCreatedAt: CREATED }));
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(outcome.remoteId.split('/').pop()).toBe(blueskyRecordKey('k-maybe', CREATED));
+    expect(outcome.meta?.cid).toMatch(/^bafyrei/);
     expect(running.sim.postsOf('bluesky')).toHaveLength(2);
+  });
+
+  it('answers a resend of an existing record with that record, on every attempt', async () => {
+    const first = await connector.publish(input('once', { postCreatedAt: CREATED }));
+    const again = await connector.publish(input('once', { postCreatedAt: CREATED }));
+    if (!first.ok || !again.ok) throw new Error('expected both to succeed');
+    expect(again.remoteId).toBe(first.remoteId);
+    expect(again.meta).toEqual(first.meta);
+    expect(running.sim.postsOf('bluesky')).toHaveLength(1);
+    // The PDS refused the second create (500) and the record was read back at the same key.
+    expect(running.sim.requests.filter((r) => r.path.includes('getRecord'))).toHaveLength(1);
+  });
+
+  it('derives a valid TID record key from (post, network, segment) and the post creation time', () => {
+    const a = blueskyRecordKey('post-1-bluesky-0', CREATED);
+    expect(a).toMatch(/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/);
+    expect(blueskyRecordKey('post-1-bluesky-0', CREATED)).toBe(a);
+    expect(blueskyRecordKey('post-1-bluesky-1', CREATED)).not.toBe(a);
+    expect(blueskyRecordKey('post-2-bluesky-0', CREATED)).not.toBe(a);
+    // The timestamp part is the creation time: keys sort by it.
+    expect(blueskyRecordKey('post-1-bluesky-0', new Date(CREATED.getTime() + 1000)) > a).toBe(true);
   });
 
   it('deletes a post by its record key', async () => {
@@ -171,5 +198,230 @@ describe('Bluesky connector', () => {
     expect(await connector.delete?.(account, ref)).toEqual({ ok: true });
     expect(running.sim.getPost('bluesky', outcome.remoteId)?.deleted).toBe(true);
     expect(await connector.delete?.(account, ref)).toEqual({ ok: true });
+  });
+});
+
+const mp4 = (text: string) => Buffer.concat([Buffer.from('\0\0\0\x18ftypisom', 'latin1'), Buffer.from(text)]);
+const files = new Map<string, { bytes: Buffer; type: string }>([
+  ['https://cdn.example/clip.mp4', { bytes: mp4('a short clip'), type: 'video/mp4' }],
+  ['https://cdn.example/again.mp4', { bytes: mp4('posted twice'), type: 'video/mp4' }],
+  ['https://cdn.example/broken.mp4', { bytes: mp4('fail-processing'), type: 'video/mp4' }],
+]);
+const stubFetch: TFetchMedia = async (request) => {
+  const file = files.get(request.url);
+  if (!file)
+    return { ok: false, failure: { kind: 'rejected', message: `Could not download ${request.url}` } };
+  return { ok: true, value: file };
+};
+const withMedia = () =>
+  createBlueskyConnector({
+    baseUrl: running.baseUrls.bluesky,
+    timeoutMs: 2000,
+    fetchMedia: stubFetch,
+    processingWait: { intervalMs: 5, maxWaitMs: 2000 },
+    videoServiceUrl: `${running.baseUrls.bluesky}/video`,
+  });
+const lastRecord = () => (createRecords().at(-1)?.body ?? {}) as TRecordBody;
+
+describe('Bluesky connector rich text and media', () => {
+  it('puts the DID resolved from the handle in mention facets, at UTF-8 byte offsets; unknown handles stay text', async () => {
+    const text = '🎉 hi @alice.bsky.social and @nobody.example.com, see example.org';
+    const outcome = await connector.publish(input(text));
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const { record } = lastRecord();
+    const bytes = Buffer.from(text);
+    const at = (part: string) => ({
+      byteStart: bytes.indexOf(part),
+      byteEnd: bytes.indexOf(part) + Buffer.byteLength(part),
+    });
+    // The emoji is 4 bytes (2 UTF-16 units): byte offsets differ from string indexes.
+    expect(at('@alice.bsky.social')).toEqual({ byteStart: 8, byteEnd: 26 });
+    expect(record.facets).toMatchObject([
+      {
+        index: at('@alice.bsky.social'),
+        features: [{ $type: 'app.bsky.richtext.facet#mention', did: expect.stringMatching(/^did:plc:\w+$/) }],
+      },
+      {
+        index: at('example.org'),
+        features: [{ $type: 'app.bsky.richtext.facet#link', uri: 'https://example.org' }],
+      },
+    ]);
+    expect(record.facets).toHaveLength(2);
+  });
+
+  it('fails as transient (retried) when the handle lookup itself fails, rather than dropping the mention', async () => {
+    await connector.publish(input('warm up'));
+    running.sim.addFault({
+      platform: 'bluesky',
+      kind: 'server_error',
+      remaining: 1,
+      pathIncludes: 'resolveHandle',
+    });
+    const outcome = await connector.publish(input('hi @carol.bsky.social'));
+    expect(outcome.ok ? null : outcome.failure.kind).toBe('transient');
+    expect(createRecords()).toHaveLength(1);
+  });
+
+  it('gives images their aspect ratio and alt text', async () => {
+    const png = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
+    files.set('https://cdn.example/wide.png', { bytes: png, type: 'image/png' });
+    const outcome = await withMedia().publish(
+      input('wide', {
+        media: { images: [{ url: 'https://cdn.example/wide.png', altText: 'a blue band' }], video: null },
+      }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(lastRecord().record.embed).toMatchObject({
+      $type: 'app.bsky.embed.images',
+      images: [
+        { alt: 'a blue band', aspectRatio: { width: 40, height: 20 }, image: { mimeType: 'image/png' } },
+      ],
+    });
+  });
+
+  it('posts a video through the video service: limits, service token, upload, job status, embed', async () => {
+    const outcome = await withMedia().publish(
+      input('video', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const calls = running.sim.requests.map((r) => r.path.split('?')[0]);
+    expect(calls.filter((p) => !p?.includes('createSession'))).toEqual([
+      '/bluesky/xrpc/com.atproto.server.getServiceAuth',
+      '/bluesky/video/xrpc/app.bsky.video.getUploadLimits',
+      '/bluesky/xrpc/com.atproto.server.getServiceAuth',
+      '/bluesky/video/xrpc/app.bsky.video.uploadVideo',
+      '/bluesky/video/xrpc/app.bsky.video.getJobStatus',
+      '/bluesky/video/xrpc/app.bsky.video.getJobStatus',
+      '/bluesky/xrpc/com.atproto.repo.createRecord',
+    ]);
+    const auth = running.sim.requests.filter((r) => r.path.includes('getServiceAuth')).map((r) => r.path);
+    expect(auth[1]).toContain('lxm=com.atproto.repo.uploadBlob');
+    expect(lastRecord().record.embed).toMatchObject({
+      $type: 'app.bsky.embed.video',
+      video: { $type: 'blob', mimeType: 'video/mp4' },
+    });
+  });
+
+  it('uses the blob of a video the service already processed (already_exists)', async () => {
+    const media = { images: [], video: { url: 'https://cdn.example/again.mp4' } };
+    const first = await withMedia().publish(input('first', { media }));
+    const second = await withMedia().publish(input('second', { media }));
+    if (!first.ok || !second.ok) throw new Error('expected both to succeed');
+    const embeds = createRecords().map((r) => (r.body as TRecordBody).record.embed as { video: unknown });
+    expect(embeds[1]?.video).toEqual(embeds[0]?.video);
+  });
+
+  it('reports a video the service could not process as rejected and posts nothing', async () => {
+    const outcome = await withMedia().publish(
+      input('broken', { media: { images: [], video: { url: 'https://cdn.example/broken.mp4' } } }),
+    );
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({
+      kind: 'rejected',
+      message: expect.stringContaining('could not be decoded'),
+    });
+    expect(createRecords()).toHaveLength(0);
+  });
+});
+
+describe('Bluesky simulator strictness', () => {
+  let token = '';
+  let did = '';
+  const xrpc = async (method: string, body: unknown) => {
+    const res = await fetch(`${running.baseUrls.bluesky}/xrpc/${method}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: res.status,
+      body: (await res.json()) as { error?: string; message?: string; blob?: unknown },
+    };
+  };
+  const create = (record: Record<string, unknown>, rkey?: string) =>
+    xrpc('com.atproto.repo.createRecord', {
+      repo: did,
+      collection: 'app.bsky.feed.post',
+      ...(rkey ? { rkey } : {}),
+      record: { $type: 'app.bsky.feed.post', createdAt: new Date().toISOString(), ...record },
+    });
+
+  beforeEach(async () => {
+    const session = await xrpc('com.atproto.server.createSession', {
+      identifier: 'raw.bsky.social',
+      password: 'p',
+    });
+    ({ accessJwt: token, did } = session.body as unknown as { accessJwt: string; did: string });
+  });
+
+  it('refuses a mention facet whose did is a handle, and a facet outside the text', async () => {
+    const handle = await create({
+      text: 'hi @alice.bsky.social',
+      facets: [
+        {
+          index: { byteStart: 3, byteEnd: 21 },
+          features: [{ $type: 'app.bsky.richtext.facet#mention', did: 'alice.bsky.social' }],
+        },
+      ],
+    });
+    expect(handle).toEqual({
+      status: 400,
+      body: {
+        error: 'InvalidRequest',
+        message: 'Invalid app.bsky.feed.post record: Record/facets/0/features/0/did must be a valid did',
+      },
+    });
+    const outside = await create({
+      text: 'short',
+      facets: [
+        {
+          index: { byteStart: 2, byteEnd: 40 },
+          features: [{ $type: 'app.bsky.richtext.facet#link', uri: 'https://a.io' }],
+        },
+      ],
+    });
+    expect(outside.status).toBe(400);
+    expect(running.sim.postsOf('bluesky')).toHaveLength(0);
+  });
+
+  it('refuses text over 300 graphemes, counting an emoji as one', async () => {
+    expect((await create({ text: '👍'.repeat(300) })).status).toBe(200);
+    const long = await create({ text: 'x'.repeat(301) });
+    expect(long.body).toEqual({
+      error: 'InvalidRequest',
+      message: 'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes',
+    });
+  });
+
+  it('refuses an image blob over 1,000,000 bytes with BlobTooLarge', async () => {
+    const res = await fetch(`${running.baseUrls.bluesky}/xrpc/com.atproto.repo.uploadBlob`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'image/jpeg' },
+      body: Buffer.alloc(2_000_000, 1),
+    });
+    const { blob } = (await res.json()) as { blob: Record<string, unknown> };
+    const big = await create({
+      text: 'big',
+      embed: { $type: 'app.bsky.embed.images', images: [{ alt: '', image: blob }] },
+    });
+    expect(big).toEqual({
+      status: 400,
+      body: {
+        error: 'BlobTooLarge',
+        message: 'This file is too large. It is 1.91MB but the maximum size is 976.56KB.',
+      },
+    });
+  });
+
+  it('refuses a record key that is not a TID, and a second record at an existing key with the PDS 500', async () => {
+    expect((await create({ text: 'a' }, 'not-a-tid')).status).toBe(400);
+    const rkey = blueskyRecordKey('post-x-bluesky-0', CREATED);
+    expect((await create({ text: 'a' }, rkey)).status).toBe(200);
+    expect(await create({ text: 'a again' }, rkey)).toEqual({
+      status: 500,
+      body: { error: 'InternalServerError', message: 'Internal Server Error' },
+    });
+    expect(running.sim.postsOf('bluesky')).toHaveLength(1);
   });
 });

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type { TConnectorAccount, TNetworkConnector, TPublishInput } from '../src/connector.js';
 import { createMastodonConnector } from '../src/mastodon.connector.js';
-import { createMediaFetcher } from '../src/media-fetch.js';
+import { createMediaFetcher, type TFetchMedia } from '../src/media-fetch.js';
 
 const account: TConnectorAccount = {
   id: 'acc-m',
@@ -18,6 +18,8 @@ const account: TConnectorAccount = {
 function input(text: string, extra: Partial<TPublishInput> = {}): TPublishInput {
   return { account, text, media: null, replyTo: null, root: null, idempotencyKey: `k-${text}`, ...extra };
 }
+
+const STATUSES = '/api/v1/statuses';
 
 let running: TRunningSim;
 let connector: TNetworkConnector;
@@ -98,7 +100,12 @@ describe('Mastodon connector', () => {
   });
 
   it('maps 401 to auth_expired with a reconnect hint', async () => {
-    running.sim.addFault({ platform: 'mastodon', kind: 'auth_expired', remaining: 1 });
+    running.sim.addFault({
+      platform: 'mastodon',
+      kind: 'auth_expired',
+      remaining: 1,
+      pathIncludes: STATUSES,
+    });
     const outcome = await connector.publish(input('nope'));
     if (outcome.ok) throw new Error('expected failure');
     expect(outcome.failure.kind).toBe('auth_expired');
@@ -106,7 +113,13 @@ describe('Mastodon connector', () => {
   });
 
   it('maps 429 to rate_limited using the ISO X-RateLimit-Reset', async () => {
-    running.sim.addFault({ platform: 'mastodon', kind: 'rate_limited', remaining: 1, retryAfterSeconds: 7 });
+    running.sim.addFault({
+      platform: 'mastodon',
+      kind: 'rate_limited',
+      remaining: 1,
+      retryAfterSeconds: 7,
+      pathIncludes: STATUSES,
+    });
     const outcome = await connector.publish(input('later'));
     if (outcome.ok) throw new Error('expected failure');
     expect(outcome.failure.kind).toBe('rate_limited');
@@ -115,17 +128,27 @@ describe('Mastodon connector', () => {
   });
 
   it('maps 5xx to transient and 422 to rejected', async () => {
-    running.sim.addFault({ platform: 'mastodon', kind: 'server_error', remaining: 1 });
+    running.sim.addFault({
+      platform: 'mastodon',
+      kind: 'server_error',
+      remaining: 1,
+      pathIncludes: STATUSES,
+    });
     const failed = await connector.publish(input('a'));
     expect(failed.ok ? null : failed.failure.kind).toBe('transient');
-    running.sim.addFault({ platform: 'mastodon', kind: 'rejected', remaining: 1 });
+    running.sim.addFault({ platform: 'mastodon', kind: 'rejected', remaining: 1, pathIncludes: STATUSES });
     const rejected = await connector.publish(input('b'));
     expect(rejected.ok ? null : rejected.failure).toMatchObject({ kind: 'rejected', status: 422 });
   });
 
   it('reports a hang after creation as transient with an unknown outcome; the resend is deduplicated', async () => {
     const slow = createMastodonConnector({ baseUrl: running.baseUrls.mastodon, timeoutMs: 300 });
-    running.sim.addFault({ platform: 'mastodon', kind: 'hang_after_create', remaining: 1 });
+    running.sim.addFault({
+      platform: 'mastodon',
+      kind: 'hang_after_create',
+      remaining: 1,
+      pathIncludes: STATUSES,
+    });
     const outcome = await slow.publish(input('maybe'));
     expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'transient', outcomeUnknown: true });
     expect((await connector.publish(input('maybe'))).ok).toBe(true);
@@ -138,5 +161,172 @@ describe('Mastodon connector', () => {
     expect(await connector.delete?.(account, { remoteId: outcome.remoteId })).toEqual({ ok: true });
     expect(running.sim.getPost('mastodon', outcome.remoteId)?.deleted).toBe(true);
     expect(await connector.delete?.(account, { remoteId: outcome.remoteId })).toEqual({ ok: true });
+  });
+});
+
+// Media as the shared fetcher hands it over (its own tests cover downloading); the connector's part is the
+// upload to the server and the wait for its processing.
+const files = new Map<string, { bytes: Buffer; type: string }>([
+  ['https://cdn.example/a.png', { bytes: Buffer.from('\x89PNG-one', 'latin1'), type: 'image/png' }],
+  [
+    'https://cdn.example/clip.mp4',
+    { bytes: Buffer.from('\0\0\0\x18ftypisom-video', 'latin1'), type: 'video/mp4' },
+  ],
+  [
+    'https://cdn.example/broken.mp4',
+    { bytes: Buffer.from('\0\0\0\x18ftypisom-fail-processing', 'latin1'), type: 'video/mp4' },
+  ],
+]);
+const stubFetch: TFetchMedia = async (request) => {
+  const file = files.get(request.url);
+  if (!file)
+    return { ok: false, failure: { kind: 'rejected', message: `Could not download ${request.url}` } };
+  return { ok: true, value: file };
+};
+const withMedia = (processingWait = { intervalMs: 5, maxWaitMs: 2000 }) =>
+  createMastodonConnector({
+    baseUrl: running.baseUrls.mastodon,
+    timeoutMs: 2000,
+    fetchMedia: stubFetch,
+    processingWait,
+  });
+const paths = () => running.sim.requests.map((r) => `${r.method} ${r.path.replace(/\d{10,}/g, ':id')}`);
+const setInstance = (config: Record<string, unknown>) =>
+  fetch(`${running.baseUrls.mastodon}/__sim/instance`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(config),
+  });
+
+describe('Mastodon connector media and instance limits', () => {
+  afterEach(() => setInstance({}));
+
+  it('polls a video answered 202 until the server has processed it, then posts the status', async () => {
+    const outcome = await withMedia().publish(
+      input('clip', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(paths()).toEqual([
+      'GET /mastodon/api/v2/instance',
+      'POST /mastodon/api/v2/media',
+      // 206 while processing, then 200: only then the status.
+      'GET /mastodon/api/v1/media/:id',
+      'GET /mastodon/api/v1/media/:id',
+      'POST /mastodon/api/v1/statuses',
+    ]);
+    expect(running.sim.getPost('mastodon', outcome.remoteId)?.media).toHaveLength(1);
+  });
+
+  it('attaches an image processed in the upload request (200) without polling, with its description', async () => {
+    const outcome = await withMedia().publish(
+      input('pic', {
+        media: { images: [{ url: 'https://cdn.example/a.png', altText: 'a cat' }], video: null },
+      }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(paths().filter((p) => p.includes('/api/v1/media/'))).toEqual([]);
+    const upload = running.sim.requests.find((r) => r.path.endsWith('/api/v2/media'));
+    expect(Buffer.isBuffer(upload?.body) && upload.body.toString('latin1')).toContain('a cat');
+  });
+
+  it('reports media the server failed to process as rejected and posts nothing', async () => {
+    const outcome = await withMedia().publish(
+      input('broken', { media: { images: [], video: { url: 'https://cdn.example/broken.mp4' } } }),
+    );
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'rejected' });
+    expect(running.sim.postsOf('mastodon')).toHaveLength(0);
+  });
+
+  it('gives up waiting for processing as transient (retried later) without posting', async () => {
+    const outcome = await withMedia({ intervalMs: 50, maxWaitMs: 0 }).publish(
+      input('slow', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }),
+    );
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'transient' });
+    expect(running.sim.postsOf('mastodon')).toHaveLength(0);
+  });
+
+  it("checks the text against the instance's own character limit, read once and cached", async () => {
+    await setInstance({ maxCharacters: 20 });
+    const connector = withMedia();
+    const long = await connector.publish(input('this status is longer than twenty characters'));
+    expect(long.ok ? null : long.failure).toMatchObject({
+      kind: 'rejected',
+      message: expect.stringContaining('over the 20 that'),
+    });
+    // A link counts 23 on Mastodon, so this is over 20 although the URL is short; a short text passes.
+    const link = await connector.publish(input('see https://a.io'));
+    expect(link.ok).toBe(false);
+    const short = await connector.publish(input('short one'));
+    expect(short.ok).toBe(true);
+    expect(paths().filter((p) => p.endsWith('/api/v2/instance'))).toHaveLength(1);
+    expect(paths().filter((p) => p.endsWith('/api/v1/statuses'))).toHaveLength(1);
+  });
+
+  it('accepts a long text where the instance allows it (a raised limit)', async () => {
+    await setInstance({ maxCharacters: 5000 });
+    const outcome = await withMedia().publish(input('x'.repeat(1200)));
+    expect(outcome.ok).toBe(true);
+  });
+
+  it('publishes without a local check when the instance cannot say its limits', async () => {
+    running.sim.addFault({
+      platform: 'mastodon',
+      kind: 'server_error',
+      remaining: 1,
+      pathIncludes: '/api/v2/instance',
+    });
+    const outcome = await withMedia().publish(input('still fine'));
+    expect(outcome.ok).toBe(true);
+  });
+});
+
+describe('Mastodon simulator strictness', () => {
+  const raw = (path: string, init: RequestInit = {}) =>
+    fetch(`${running.baseUrls.mastodon}${path}`, {
+      ...init,
+      headers: { authorization: 'Bearer m-token', ...(init.headers as Record<string, string> | undefined) },
+    });
+  const uploadVideo = async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('\0\0\0\x18ftypisom')], { type: 'video/mp4' }), 'clip.mp4');
+    const res = await raw('/api/v2/media', { method: 'POST', body: form });
+    return { status: res.status, body: (await res.json()) as { id: string; url: string | null } };
+  };
+  const postStatus = (body: unknown) =>
+    raw('/api/v1/statuses', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('answers 202 with a null url for a video and refuses a status with it until processed', async () => {
+    const video = await uploadVideo();
+    expect(video.status).toBe(202);
+    expect(video.body.url).toBeNull();
+    const early = await postStatus({ status: 'too soon', media_ids: [video.body.id] });
+    expect(early.status).toBe(422);
+    expect(await early.json()).toEqual({
+      error: 'Cannot attach files that have not finished processing. Try again in a moment!',
+    });
+    expect((await raw(`/api/v1/media/${video.body.id}`)).status).toBe(206);
+    expect((await raw(`/api/v1/media/${video.body.id}`)).status).toBe(200);
+    expect((await postStatus({ status: 'now', media_ids: [video.body.id] })).status).toBe(200);
+    expect(running.sim.postsOf('mastodon')).toHaveLength(1);
+  });
+
+  it("refuses a status over the instance's character limit and a file type it does not support", async () => {
+    const long = await postStatus({ status: 'x'.repeat(501) });
+    expect(long.status).toBe(422);
+    expect(await long.json()).toEqual({ error: 'Validation failed: Text character limit of 500 exceeded' });
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('%PDF-1.4')], { type: 'application/pdf' }), 'doc.pdf');
+    const pdf = await raw('/api/v2/media', { method: 'POST', body: form });
+    expect(pdf.status).toBe(422);
+    expect(running.sim.postsOf('mastodon')).toHaveLength(0);
+  });
+
+  it('refuses unknown media ids and more attachments than the instance allows', async () => {
+    expect((await postStatus({ status: 'x', media_ids: ['4242'] })).status).toBe(422);
+    expect((await postStatus({ status: 'x', media_ids: ['1', '2', '3', '4', '5'] })).status).toBe(422);
   });
 });

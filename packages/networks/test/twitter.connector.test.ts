@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
+import sharp from 'sharp';
 import type { TConnectorAccount, TNetworkConnector, TPublishInput } from '../src/connector.js';
-import { createMediaFetcher } from '../src/media-fetch.js';
+import { createMediaFetcher, type TFetchMedia } from '../src/media-fetch.js';
 import { createTwitterConnector } from '../src/twitter.connector.js';
 
 const account: TConnectorAccount = {
@@ -136,5 +138,213 @@ describe('X connector', () => {
     expect(await connector.delete?.(account, { remoteId: outcome.remoteId })).toEqual({ ok: true });
     expect(running.sim.getPost('twitter', outcome.remoteId)?.deleted).toBe(true);
     expect(await connector.delete?.(account, { remoteId: outcome.remoteId })).toEqual({ ok: true });
+  });
+});
+
+// Media as the shared fetcher hands it over (its own tests cover downloading); the connector's part is the
+// upload to X. 2 MB + 1000 bytes of video makes two append segments.
+const mp4 = (size: number, fill = 7) => {
+  const bytes = Buffer.alloc(size, fill);
+  bytes.write('\0\0\0\x18ftypisom', 0, 'latin1');
+  return bytes;
+};
+const files = new Map<string, { bytes: Buffer; type: string }>([
+  ['https://cdn.example/a.png', { bytes: Buffer.from('\x89PNG-one', 'latin1'), type: 'image/png' }],
+  [
+    'https://cdn.example/anim.gif',
+    { bytes: Buffer.from('GIF89a-animated-frames', 'latin1'), type: 'image/gif' },
+  ],
+  ['https://cdn.example/clip.mp4', { bytes: mp4(2 * 1024 * 1024 + 1000), type: 'video/mp4' }],
+  [
+    'https://cdn.example/broken.mp4',
+    { bytes: Buffer.concat([mp4(16), Buffer.from('fail-processing')]), type: 'video/mp4' },
+  ],
+]);
+const stubFetch: TFetchMedia = async (request) => {
+  const file = files.get(request.url);
+  if (!file)
+    return { ok: false, failure: { kind: 'rejected', message: `Could not download ${request.url}` } };
+  return { ok: true, value: file };
+};
+const withMedia = (processingWait = { intervalMs: 5, maxWaitMs: 2000 }) =>
+  createTwitterConnector({
+    baseUrl: running.baseUrls.twitter,
+    timeoutMs: 2000,
+    fetchMedia: stubFetch,
+    processingWait,
+  });
+const paths = () => running.sim.requests.map((r) => `${r.method} ${r.path.replace(/\d{10,}/g, ':id')}`);
+const tweetBody = () =>
+  running.sim.requests.find((r) => r.path.endsWith('/2/tweets'))?.body as
+    | { media?: { media_ids: string[] } }
+    | undefined;
+
+describe('X connector media', () => {
+  it('uploads an animated GIF through the chunked upload as tweet_gif, waits for processing, then tweets it', async () => {
+    const outcome = await withMedia().publish(
+      input('gif', {
+        media: { images: [{ url: 'https://cdn.example/anim.gif', altText: 'dancing' }], video: null },
+      }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(running.sim.requests[0]?.body).toEqual({
+      media_type: 'image/gif',
+      total_bytes: files.get('https://cdn.example/anim.gif')?.bytes.length,
+      media_category: 'tweet_gif',
+    });
+    expect(paths()).toEqual([
+      'POST /twitter/2/media/upload/initialize',
+      'POST /twitter/2/media/upload/:id/append',
+      'POST /twitter/2/media/upload/:id/finalize',
+      // finalize says pending, STATUS in_progress, then succeeded: the Post comes only after that.
+      'GET /twitter/2/media/upload?command=STATUS&media_id=:id',
+      'GET /twitter/2/media/upload?command=STATUS&media_id=:id',
+      'POST /twitter/2/media/metadata',
+      'POST /twitter/2/tweets',
+    ]);
+    expect(tweetBody()?.media?.media_ids).toHaveLength(1);
+  });
+
+  it('uploads a video in 2 MB segments as amplify_video and tweets it once processed', async () => {
+    const outcome = await withMedia().publish(
+      input('video', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(running.sim.requests[0]?.body).toMatchObject({
+      media_type: 'video/mp4',
+      media_category: 'amplify_video',
+    });
+    const appends = running.sim.requests.filter((r) => r.path.endsWith('/append'));
+    expect(appends.map((r) => (r.body as { segment_index: number }).segment_index)).toEqual([0, 1]);
+    expect(appends.map((r) => Buffer.from((r.body as { media: string }).media, 'base64').length)).toEqual([
+      2 * 1024 * 1024,
+      1000,
+    ]);
+    expect(tweetBody()?.media?.media_ids).toHaveLength(1);
+    expect(running.sim.postsOf('twitter')).toHaveLength(1);
+  });
+
+  it("reports a video X failed to process as rejected with X's reason, and tweets nothing", async () => {
+    const outcome = await withMedia().publish(
+      input('broken', { media: { images: [], video: { url: 'https://cdn.example/broken.mp4' } } }),
+    );
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({
+      kind: 'rejected',
+      message: expect.stringContaining('Unsupported video format'),
+    });
+    expect(running.sim.postsOf('twitter')).toHaveLength(0);
+  });
+
+  it('gives up waiting for processing as transient (retried later) without tweeting', async () => {
+    const outcome = await withMedia({ intervalMs: 50, maxWaitMs: 0 }).publish(
+      input('slow', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }),
+    );
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({ kind: 'transient' });
+    expect(outcome.ok ? null : outcome.failure.outcomeUnknown).toBeUndefined();
+    expect(running.sim.postsOf('twitter')).toHaveLength(0);
+  });
+
+  it('re-encodes an image over 5 MB to a JPEG within 5 MB before the simple upload', async () => {
+    // Noise does not compress: a 1400x1400 RGB PNG of it is about 5.9 MB.
+    const side = 1400;
+    const png = await sharp(randomBytes(side * side * 3), { raw: { width: side, height: side, channels: 3 } })
+      .png()
+      .toBuffer();
+    expect(png.length).toBeGreaterThan(5 * 1024 * 1024);
+    files.set('https://cdn.example/big.png', { bytes: png, type: 'image/png' });
+    const outcome = await withMedia().publish(
+      input('big', { media: { images: [{ url: 'https://cdn.example/big.png' }], video: null } }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const upload = running.sim.requests.find((r) => r.path.endsWith('/2/media/upload'))?.body as {
+      media: string;
+      media_type: string;
+    };
+    expect(upload.media_type).toBe('image/jpeg');
+    expect(Buffer.from(upload.media, 'base64').length).toBeLessThanOrEqual(5 * 1024 * 1024);
+  });
+});
+
+describe('X simulator strictness', () => {
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const res = await fetch(`${running.baseUrls.twitter}${path}`, {
+      method,
+      headers: { authorization: 'Bearer x-token', 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return {
+      status: res.status,
+      body: (await res.json()) as { data?: { id: string }; errors?: { message: string }[] },
+    };
+  };
+  const initVideo = async (total: number) =>
+    (
+      await call('POST', '/2/media/upload/initialize', {
+        media_type: 'video/mp4',
+        total_bytes: total,
+        media_category: 'amplify_video',
+      })
+    ).body.data?.id ?? '';
+  const b64 = (n: number) => Buffer.alloc(n, 1).toString('base64');
+
+  it("refuses a Post with an unknown media id in X's problem shape", async () => {
+    const res = await call('POST', '/2/tweets', { text: 'x', media: { media_ids: ['123456789'] } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      title: 'Invalid Request',
+      type: 'https://api.twitter.com/2/problems/invalid-request',
+      errors: [{ message: 'Your media IDs are invalid.', parameters: { 'media.media_ids': ['123456789'] } }],
+    });
+    expect(running.sim.postsOf('twitter')).toHaveLength(0);
+  });
+
+  it('refuses appending beyond the declared total and finalizing before every byte arrived', async () => {
+    const id = await initVideo(10);
+    expect(
+      (await call('POST', `/2/media/upload/${id}/append`, { media: b64(11), segment_index: 0 })).status,
+    ).toBe(400);
+    expect(
+      (await call('POST', `/2/media/upload/${id}/append`, { media: b64(6), segment_index: 0 })).status,
+    ).toBe(200);
+    const early = await call('POST', `/2/media/upload/${id}/finalize`);
+    expect(early.status).toBe(400);
+    expect(early.body.errors?.[0]?.message).toBe('Segments do not add up to provided total file size.');
+    expect(
+      (await call('POST', '/2/media/upload/999/append', { media: b64(1), segment_index: 0 })).status,
+    ).toBe(400);
+  });
+
+  it('refuses a Post whose video has not finished processing', async () => {
+    const id = await initVideo(4);
+    await call('POST', `/2/media/upload/${id}/append`, { media: b64(4), segment_index: 0 });
+    const finalized = await call('POST', `/2/media/upload/${id}/finalize`);
+    expect(finalized.body.data).toMatchObject({ processing_info: { state: 'pending', check_after_secs: 1 } });
+    const early = await call('POST', '/2/tweets', { text: 'too soon', media: { media_ids: [id] } });
+    expect(early.status).toBe(400);
+    expect(early.body.errors?.[0]?.message).toBe('Your media IDs are invalid.');
+    await call('GET', `/2/media/upload?command=STATUS&media_id=${id}`);
+    await call('GET', `/2/media/upload?command=STATUS&media_id=${id}`);
+    expect((await call('POST', '/2/tweets', { text: 'now', media: { media_ids: [id] } })).status).toBe(201);
+  });
+
+  it('refuses a media type that does not fit its category, and a GIF in the simple upload', async () => {
+    const wrong = await call('POST', '/2/media/upload/initialize', {
+      media_type: 'video/mp4',
+      total_bytes: 10,
+      media_category: 'tweet_gif',
+    });
+    expect(wrong.status).toBe(400);
+    const gif = await call('POST', '/2/media/upload', {
+      media: b64(10),
+      media_category: 'tweet_image',
+      media_type: 'image/gif',
+    });
+    expect(gif.status).toBe(400);
+    const tooBig = await call('POST', '/2/media/upload/initialize', {
+      media_type: 'image/gif',
+      total_bytes: 15 * 1024 * 1024 + 1,
+      media_category: 'tweet_gif',
+    });
+    expect(tooBig.status).toBe(400);
   });
 });

@@ -1,0 +1,250 @@
+import got, { type Got, HTTPError } from 'got';
+import type { TMedia, TNetworkFailure, TProcessingWait } from './connector.js';
+import { type TStep, truncateBody } from './http-client.js';
+import { shown, type TFetchMedia } from './media-fetch.js';
+import { type TProcessingCheck, waitForProcessing } from './processing-wait.js';
+
+const NETWORK = 'Bluesky';
+/**
+ * app.bsky.embed.images: up to 4 images, each blob `image/*`. The lexicon now allows 2,000,000 bytes
+ * ("formerly limited to 1 MB"); PDSes that have not taken that lexicon answer BlobTooLarge above
+ * 1,000,000, so images are fitted to that, which every PDS takes.
+ * https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/embed/images.json
+ */
+export const BLUESKY_MAX_IMAGE_BYTES = 1_000_000;
+/**
+ * app.bsky.embed.video: an mp4 blob "up to 300mb, formerly limited to 100mb"; the same reasoning keeps
+ * uploads at 100 MB. The video service takes MP4, MOV and WebM and writes an MP4 blob to the PDS.
+ * https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/embed/video.json
+ * https://bsky.social/about/blog/09-11-2024-video
+ */
+export const BLUESKY_MAX_VIDEO_BYTES = 100_000_000;
+const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'];
+/** The tutorial polls the job every second; processing a long video takes minutes. */
+const VIDEO_WAIT = { intervalMs: 2_000, maxWaitMs: 10 * 60_000 };
+export const BLUESKY_VIDEO_SERVICE = 'https://video.bsky.app';
+
+// libvips loads on the first image, not in every process that imports @sps/networks.
+const loadSharp = async () => (await import('sharp')).default;
+
+export interface TBlueskyDownload {
+  kind: 'image' | 'video';
+  bytes: Buffer;
+  type: string;
+  alt: string;
+  name: string;
+  /** Shown before the image loads, so the feed does not jump (app.bsky.embed.defs#aspectRatio). */
+  aspectRatio?: { width: number; height: number };
+}
+
+/** What a PDS session gives the media steps: the account's DID, its access token and PDS. */
+export interface TBlueskyMediaSession {
+  did: string;
+  accessJwt: string;
+  /** The PDS's own URL (from the session's DID document), for the video service's service token. */
+  pdsUrl: string;
+}
+
+export interface TBlueskyMediaDeps {
+  fetchMedia: TFetchMedia;
+  processingWait: TProcessingWait | undefined;
+  videoServiceUrl: string;
+  timeoutMs: number;
+}
+
+interface TJobStatus {
+  jobId?: string;
+  state?: string;
+  blob?: Record<string, unknown>;
+  error?: string;
+  message?: string;
+}
+
+const fail = (failure: TNetworkFailure): { ok: false; failure: TNetworkFailure } => ({ ok: false, failure });
+
+/** `did:web` of a service URL's host (a port's colon percent-encoded, https://w3c-ccg.github.io/did-method-web/). */
+export const didWebOf = (url: string) => `did:web:${new URL(url).host.replace(':', '%3A')}`;
+
+async function aspectRatioOf(bytes: Buffer): Promise<{ width: number; height: number } | undefined> {
+  try {
+    const sharp = await loadSharp();
+    const meta = await sharp(bytes, { limitInputPixels: 50_000_000 }).metadata();
+    const width = meta.autoOrient?.width ?? meta.width;
+    const height = meta.autoOrient?.height ?? meta.height;
+    return width && height ? { width, height } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
+  const video = got.extend({
+    prefixUrl: deps.videoServiceUrl.replace(/\/+$/, ''),
+    retry: { limit: 0 },
+    timeout: { request: Math.max(deps.timeoutMs, 60_000) },
+    followRedirect: false,
+    responseType: 'json',
+    headers: { 'user-agent': 'social-post-service/0.1' },
+  });
+
+  /** Downloads every item before a session is used (a slow media host must not hold a PDS call). */
+  async function download(media: TMedia | null): Promise<TStep<TBlueskyDownload[]>> {
+    const out: TBlueskyDownload[] = [];
+    for (const image of media?.images ?? []) {
+      const fetched = await deps.fetchMedia({
+        url: image.url,
+        kind: 'image',
+        network: NETWORK,
+        maxBytes: BLUESKY_MAX_IMAGE_BYTES,
+      });
+      if (!fetched.ok) return fetched;
+      const aspectRatio = await aspectRatioOf(fetched.value.bytes);
+      out.push({
+        kind: 'image',
+        ...fetched.value,
+        alt: image.altText ?? '',
+        name: image.url,
+        ...(aspectRatio ? { aspectRatio } : {}),
+      });
+    }
+    if (media?.video) {
+      const fetched = await deps.fetchMedia({
+        url: media.video.url,
+        kind: 'video',
+        network: NETWORK,
+        maxBytes: BLUESKY_MAX_VIDEO_BYTES,
+        accept: VIDEO_TYPES,
+      });
+      if (!fetched.ok) return fetched;
+      out.push({ kind: 'video', ...fetched.value, alt: '', name: media.video.url });
+    }
+    return { ok: true, value: out };
+  }
+
+  /** com.atproto.repo.uploadBlob for each image; the embed carries alt text and aspect ratio. */
+  async function imagesEmbed(http: Got, s: TBlueskyMediaSession, images: TBlueskyDownload[]) {
+    const embedded = [];
+    for (const d of images) {
+      const uploaded = await http
+        .post('xrpc/com.atproto.repo.uploadBlob', {
+          headers: { authorization: `Bearer ${s.accessJwt}`, 'content-type': d.type },
+          body: d.bytes,
+        })
+        .json<{ blob: Record<string, unknown> }>();
+      embedded.push({
+        alt: d.alt,
+        image: uploaded.blob,
+        ...(d.aspectRatio ? { aspectRatio: d.aspectRatio } : {}),
+      });
+    }
+    return { $type: 'app.bsky.embed.images', images: embedded };
+  }
+
+  /** A short-lived token the PDS signs for another service (com.atproto.server.getServiceAuth). */
+  async function serviceToken(http: Got, s: TBlueskyMediaSession, aud: string, lxm: string, seconds: number) {
+    const body = await http
+      .get('xrpc/com.atproto.server.getServiceAuth', {
+        headers: { authorization: `Bearer ${s.accessJwt}` },
+        searchParams: { aud, lxm, exp: Math.floor(Date.now() / 1000) + seconds },
+      })
+      .json<{ token?: string }>();
+    if (!body.token) throw new Error('the PDS gave no service token');
+    return body.token;
+  }
+
+  /**
+   * The recommended video flow: check the account's upload limits, upload to the video service with a
+   * service token for the PDS's uploadBlob, poll the job until it hands back the blob, embed that.
+   * Network errors are thrown, so the caller can renew an expired session and classify the rest.
+   * https://docs.bsky.app/docs/tutorials/video
+   */
+  async function videoEmbed(
+    http: Got,
+    s: TBlueskyMediaSession,
+    d: TBlueskyDownload,
+  ): Promise<TStep<Record<string, unknown>>> {
+    const limitsToken = await serviceToken(
+      http,
+      s,
+      didWebOf(deps.videoServiceUrl),
+      'app.bsky.video.getUploadLimits',
+      60,
+    );
+    const limits = await video
+      .get('xrpc/app.bsky.video.getUploadLimits', { headers: { authorization: `Bearer ${limitsToken}` } })
+      .json<{ canUpload?: boolean; message?: string; error?: string }>();
+    if (limits.canUpload === false) {
+      return fail({
+        kind: 'rejected',
+        body: truncateBody(limits),
+        message: `${NETWORK} does not let this account upload a video now${limits.message ? `: ${limits.message}` : ''} (accounts need a verified e-mail, and videos per day are limited). Post without the video or retry later.`,
+      });
+    }
+    // 30 minutes, as the tutorial recommends: the service uses the token when it writes the blob.
+    const uploadToken = await serviceToken(
+      http,
+      s,
+      didWebOf(s.pdsUrl),
+      'com.atproto.repo.uploadBlob',
+      30 * 60,
+    );
+    let job: TJobStatus;
+    try {
+      const res = await video
+        .post('xrpc/app.bsky.video.uploadVideo', {
+          searchParams: { did: s.did, name: new URL(d.name).pathname.split('/').pop() || 'video.mp4' },
+          headers: { authorization: `Bearer ${uploadToken}`, 'content-type': d.type },
+          body: d.bytes,
+        })
+        .json<TJobStatus & { jobStatus?: TJobStatus }>();
+      job = res.jobStatus ?? res;
+    } catch (err) {
+      // The same video processed before: the service answers already_exists with the earlier blob.
+      const body =
+        err instanceof HTTPError ? (err.response.body as TJobStatus & { jobStatus?: TJobStatus }) : null;
+      const known = body?.jobStatus ?? body;
+      if (!known?.blob && !known?.jobId) throw err;
+      job = known;
+    }
+    let blob = job.blob;
+    const jobId = job.jobId;
+    if (!blob && jobId) {
+      const check = async (): Promise<TProcessingCheck> => {
+        const status = await video
+          .get('xrpc/app.bsky.video.getJobStatus', { searchParams: { jobId } })
+          .json<{ jobStatus?: TJobStatus }>();
+        const current = status.jobStatus;
+        // The docs: use a returned blob whatever the state (already_exists fails the job but gives one).
+        if (current?.blob) {
+          blob = current.blob;
+          return { state: 'ready' };
+        }
+        if (current?.state === 'JOB_STATE_FAILED') {
+          return {
+            state: 'failed',
+            failure: {
+              kind: 'rejected',
+              body: truncateBody(current),
+              message: `${NETWORK} could not process the video ${shown(d.name)}: ${current.message ?? current.error ?? 'processing failed'}. Check the file and retry.`,
+            },
+          };
+        }
+        return { state: 'pending' };
+      };
+      const ready = await waitForProcessing(
+        {
+          network: NETWORK,
+          what: `the video ${shown(d.name)}`,
+          defaults: VIDEO_WAIT,
+          wait: deps.processingWait,
+        },
+        check,
+      );
+      if (!ready.ok) return ready;
+    }
+    if (!blob) return fail({ kind: 'transient', message: `${NETWORK} gave no video blob. Retrying.` });
+    return { ok: true, value: { $type: 'app.bsky.embed.video', video: blob } };
+  }
+
+  return { download, imagesEmbed, videoEmbed };
+}

@@ -1,0 +1,105 @@
+import { type Got, HTTPError } from 'got';
+import type { TConnectorAccount, TNetworkFailure, TProcessingWait } from './connector.js';
+import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
+import type { TMastodonLimits } from './mastodon-instance.js';
+import { shown, type TFetchMedia } from './media-fetch.js';
+import { type TProcessingCheck, waitForProcessing } from './processing-wait.js';
+
+const NETWORK = 'Mastodon';
+/**
+ * Mastodon gives no polling cadence. Images are processed within the upload request since 4.0 (200);
+ * video, gifv and audio answer 202 and are transcoded in the background, which takes seconds to minutes.
+ * Running out is transient (the publisher retries later).
+ */
+const IMAGE_WAIT = { intervalMs: 1_000, maxWaitMs: 60_000 };
+const VIDEO_WAIT = { intervalMs: 3_000, maxWaitMs: 10 * 60_000 };
+
+export interface TMastodonMediaDeps {
+  fetchMedia: TFetchMedia;
+  processingWait: TProcessingWait | undefined;
+}
+
+export interface TMastodonMediaItem {
+  url: string;
+  kind: 'image' | 'video';
+  altText?: string | undefined;
+}
+
+const fail = (failure: TNetworkFailure): { ok: false; failure: TNetworkFailure } => ({ ok: false, failure });
+
+/**
+ * Uploads one attachment with `POST /api/v2/media` and returns its id once the server has processed it:
+ * a 202 (still processing) is checked with `GET /api/v1/media/:id` until it answers 200, because a
+ * status with unprocessed media is refused (422 "Cannot attach files that have not finished processing").
+ * https://docs.joinmastodon.org/methods/media/#v2
+ */
+export function createMastodonMedia(deps: TMastodonMediaDeps) {
+  // An upload creates no status: a timeout here published nothing, so it is plainly retryable.
+  const classify = (err: unknown) => {
+    const { outcomeUnknown: _ignored, ...failure } = classifyHttpError(err, { network: NETWORK });
+    return failure;
+  };
+
+  return async function upload(
+    http: Got,
+    account: TConnectorAccount,
+    item: TMastodonMediaItem,
+    limits: TMastodonLimits,
+  ): Promise<TStep<string>> {
+    const accept = limits.supportedMimeTypes?.filter((t) => t.startsWith(`${item.kind}/`));
+    const downloaded = await deps.fetchMedia({
+      url: item.url,
+      kind: item.kind,
+      network: NETWORK,
+      maxBytes: item.kind === 'image' ? limits.imageSizeLimit : limits.videoSizeLimit,
+      ...(accept && accept.length > 0 ? { accept } : {}),
+    });
+    if (!downloaded.ok) return downloaded;
+    const { bytes, type } = downloaded.value;
+    const form = new FormData();
+    const name = new URL(item.url).pathname.split('/').pop() || item.kind;
+    form.append('file', new Blob([bytes], { type }), name);
+    if (item.altText) form.append('description', item.altText.slice(0, limits.descriptionLimit));
+    const headers = { authorization: `Bearer ${account.token}` };
+    try {
+      const res = await http.post('api/v2/media', { headers, body: form });
+      const id = (res.body as { id?: unknown } | undefined)?.id;
+      if (typeof id !== 'string' || id.length === 0) {
+        return fail({ kind: 'transient', message: `${NETWORK} gave no media id. Retrying.` });
+      }
+      if (res.statusCode !== 202) return { ok: true, value: id };
+      const check = async (): Promise<TProcessingCheck> => {
+        try {
+          const status = await http.get(`api/v1/media/${encodeURIComponent(id)}`, { headers });
+          // 206 Partial Content: still processing; 200: processed, with its url.
+          return status.statusCode === 200 ? { state: 'ready' } : { state: 'pending' };
+        } catch (err) {
+          if (err instanceof HTTPError && err.response.statusCode === 422) {
+            return {
+              state: 'failed',
+              failure: {
+                kind: 'rejected',
+                status: 422,
+                body: truncateBody(err.response.body),
+                message: `${NETWORK} could not process the ${item.kind} ${shown(item.url)}: ${truncateBody(err.response.body)}. Check the file and retry.`,
+              },
+            };
+          }
+          throw err;
+        }
+      };
+      const ready = await waitForProcessing(
+        {
+          network: NETWORK,
+          what: `the ${item.kind} ${shown(item.url)}`,
+          defaults: item.kind === 'image' ? IMAGE_WAIT : VIDEO_WAIT,
+          wait: deps.processingWait,
+        },
+        check,
+      );
+      return ready.ok ? { ok: true, value: id } : ready;
+    } catch (err) {
+      return fail(classify(err));
+    }
+  };
+}
