@@ -102,7 +102,25 @@ async function publishNetwork(
     );
     return { retry: false };
   }
-  const credentials = connectorAccount(account, ctx.options.encryptionKey);
+  let credentials = connectorAccount(account, ctx.options.encryptionKey);
+  // A token that expires within a minute is refreshed first (under the account's lock).
+  const fresh = await ctx.tokens.forPublish(account.id, account.tokenExpiresAt);
+  if (fresh && !fresh.ok) {
+    if (fresh.reason === 'transient' && !finalAttempt) {
+      ctx.metrics.publishRetry(platform, 'transient');
+      return { retry: true, retryAfterMs: undefined, message: `${platform}: token refresh pending` };
+    }
+    await failTarget(
+      ctx,
+      post.id,
+      platform,
+      fresh.message,
+      fresh.reason === 'refused' ? 'auth_expired' : 'transient',
+    );
+    return { retry: false, expired: fresh.reason === 'refused' };
+  }
+  if (fresh?.ok) credentials = { ...credentials, token: fresh.token };
+  let renewedAfter401 = false;
   const plan = planThreadDelivery(platform, postTexts(post));
   const refs = new Map<number, TRemoteRef & { url: string }>();
 
@@ -134,15 +152,24 @@ async function publishNetwork(
     await ctx.publishing.markSending(post.id, platform, item.segmentIndex, idempotencyKey);
     const replyTo = item.replyToSegment === null ? null : (refs.get(item.replyToSegment) ?? null);
     const root = item.rootSegment === null ? null : (refs.get(item.rootSegment) ?? null);
-    const outcome = await connector.publish({
-      account: credentials,
+    const input = {
       text: item.text,
       media: segmentMedia(post, item.segmentIndex),
       poll: item.segmentIndex === 0 ? post.poll : null,
       replyTo,
       root,
       idempotencyKey,
-    });
+    };
+    let outcome = await connector.publish({ ...input, account: credentials });
+    if (!outcome.ok && outcome.failure.kind === 'auth_expired' && !renewedAfter401) {
+      // A 401 gets one refresh and one retry of the same call before it counts as expired.
+      renewedAfter401 = true;
+      const renewed = await ctx.tokens.afterUnauthorized(account.id, credentials.token);
+      if (renewed?.ok) {
+        credentials = { ...credentials, token: renewed.token };
+        outcome = await connector.publish({ ...input, account: credentials });
+      }
+    }
     if (outcome.ok) {
       await ctx.publishing.markSent(post.id, platform, item.segmentIndex, {
         remoteId: outcome.remoteId,
