@@ -32,6 +32,13 @@ export function parseConnectStartB(body: unknown): TConnectStartB {
   return parseOrThrow(ZConnectStartB, body ?? {});
 }
 
+/** The answer of `POST /v1/accounts/connect`: send the user to `url` before `expires_at`. */
+export const ZConnectStartedB = z.object({
+  url: z.string().meta({ description: "The network's authorization page." }),
+  state: z.string().meta({ description: 'Single-use; the network sends it back to the callback.' }),
+  expires_at: z.iso.datetime(),
+});
+
 const secret = z.string().min(1, 'is required').max(4096);
 
 /** Per network: the credential fields `POST /v1/accounts` takes instead of an OAuth flow. */
@@ -61,7 +68,10 @@ export type TCredentialPlatform = keyof typeof CREDENTIAL_SCHEMAS;
 
 export const ZConnectCredentialsB = z.object({
   platform: z.enum(PLATFORMS),
-  credentials: z.record(z.string(), z.unknown()),
+  credentials: z.record(z.string(), z.unknown()).meta({
+    description:
+      'bluesky {identifier, app_password, service?}; telegram {bot_token, chat_id}; discord {bot_token, channel_id}; slack {bot_token, channel_id}',
+  }),
 });
 
 /** `POST /v1/accounts`: the platform, then its credential fields named `credentials.<field>`. */
