@@ -166,6 +166,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       accounts,
       settings,
       webhooks,
+      connect,
       logger,
       bodyLimit: env.BODY_LIMIT,
       // MCP messages count against the key's Variant B limits: publishing tools the hourly publish limit,
