@@ -24,14 +24,8 @@ export function attachDashValues(args: string[]): string[] {
     const arg = args[i] ?? '';
     const next = args[i + 1];
     const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : null;
-    if (
-      name &&
-      OPTION_NAMES.includes(name) &&
-      next !== undefined &&
-      next.startsWith('-') &&
-      !next.startsWith('--')
-    ) {
-      out.push(`${arg}=${next}`);
+    if (name && OPTION_NAMES.includes(name) && next?.startsWith('-') && !next.startsWith('--')) {
+      out.push(`${arg}=${next ?? ''}`);
       i += 1;
     } else {
       out.push(arg);
