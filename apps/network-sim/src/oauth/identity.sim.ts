@@ -135,14 +135,29 @@ export function registerIdentitySims(routerOf: (platform: TPlatform) => Router, 
     'facebook',
     'get',
     '/v25.0/me/accounts',
-    (user, _req, res) =>
+    (user, req, res) =>
       res.json({
-        data: ['1', '2'].map((n) => ({
-          id: `${numericIdOf(user, 14)}${n}`,
-          name: `${user} page ${n}`,
-          category: 'Brand',
-          access_token: `sim-facebook-page-${randomBytes(12).toString('hex')}`,
-        })),
+        data: ['1', '2'].map((n) => {
+          // Page tokens obtained with a long-lived user token do not expire; they belong to its grant.
+          const token = `sim-facebook-at-page-${randomBytes(12).toString('hex')}`;
+          const family = store.tokens.get(bearerOf(req) ?? '')?.family ?? 'foreign';
+          store.tokens.set(token, {
+            platform: 'facebook',
+            family,
+            user,
+            kind: 'access',
+            expiresAt: null,
+            revoked: false,
+            spent: false,
+            issuedAt: store.now(),
+          });
+          return {
+            id: `${numericIdOf(user, 14)}${n}`,
+            name: `${user} page ${n}`,
+            category: 'Brand',
+            access_token: token,
+          };
+        }),
         paging: { cursors: { before: 'a', after: 'b' } },
       }),
     graphUnauthorized,
