@@ -272,7 +272,9 @@ describe('OAuth connect on each network', () => {
         (r.body as { grant_type?: string }).grant_type === 'refresh_token',
     );
     expect(refreshes.length).toBeGreaterThanOrEqual(2);
-    expect((refreshes.at(-1)?.body as { client_key?: string } | undefined)?.client_key).toBe('sps-sim-client');
+    expect((refreshes.at(-1)?.body as { client_key?: string } | undefined)?.client_key).toBe(
+      'sps-sim-client',
+    );
     const family = (await simTokens(api, 'tiktok')).filter((t) => t.user === 'toby' && t.kind === 'refresh');
     expect(family.filter((t) => t.status === 'valid')).toHaveLength(1);
     expect((await accountOf(key, id))?.is_active).toBe(true);
