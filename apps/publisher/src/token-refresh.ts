@@ -8,7 +8,7 @@ import {
 } from '@sps/core';
 import type { TSocialAccountRepository, TStoredToken, TTokenRepository } from '@sps/db';
 import { OAuthError, oauthProviderOf, resolveOAuthApp, type TOAuthCall, type TTokenSet } from '@sps/networks';
-import { enqueueTokenRefresh, type TQueues } from '@sps/queue';
+import { enqueueTokenRefresh, JOBS, type TQueues } from '@sps/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -230,18 +230,25 @@ export function createTokenRefresher(deps: {
       });
     },
 
-    /** Reconciler: refresh jobs for every token due within the horizon, rebuilt from PostgreSQL. */
+    /**
+     * Reconciler: refresh jobs for every token due within the horizon, rebuilt from PostgreSQL. An
+     * overdue one whose job already finished (failed after its retries, or ran early) is enqueued again.
+     */
     async reconcile(horizonMs: number): Promise<number> {
       let enqueued = 0;
       // Meta's 60-day tokens are due ten days ahead: look that far for due times inside the horizon.
-      for (const row of await deps.tokens.expiringBefore(new Date(Date.now() + 15 * 86_400_000), 1000)) {
-        const stored = await deps.tokens.read(row.id);
-        if (!stored?.isActive) continue;
+      for (const stored of await deps.tokens.expiringBefore(new Date(Date.now() + 15 * 86_400_000), 1000)) {
         const due = dueAt(stored, openCredentials(stored.credentialsEncrypted, deps.encryptionKey));
-        if (due && due.getTime() < Date.now() + horizonMs) {
-          await scheduleNext(stored.id, due);
-          enqueued += 1;
+        if (!due || due.getTime() >= Date.now() + horizonMs) continue;
+        if (due.getTime() < Date.now() - 60_000) {
+          const job = await deps.queues.schedule.getJob(
+            JOBS.tokenRefresh.jobId({ socialAccountId: stored.id, dueAt: due.getTime() }),
+          );
+          const state = job ? await job.getState() : null;
+          if (job && (state === 'completed' || state === 'failed')) await job.remove().catch(() => undefined);
         }
+        await scheduleNext(stored.id, due);
+        enqueued += 1;
       }
       return enqueued;
     },

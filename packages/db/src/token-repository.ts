@@ -64,11 +64,11 @@ export function createTokenRepository(db: TDb) {
       return rowCount === 1;
     },
 
-    /** Active accounts whose token expires before `before` (the reconciler's refresh jobs). */
-    async expiringBefore(before: Date, limit: number): Promise<{ id: string; tokenExpiresAt: Date }[]> {
-      const { rows } = await sql().query<{ id: string; tokenExpiresAt: Date }>({
+    /** Active accounts whose token expires before `before`, soonest first (the reconciler's refresh jobs). */
+    async expiringBefore(before: Date, limit: number): Promise<TStoredToken[]> {
+      const { rows } = await sql().query<TStoredToken>({
         name: 'token_expiring_before',
-        text: `SELECT id, token_expires_at AS "tokenExpiresAt" FROM social_accounts
+        text: `SELECT ${COLUMNS} FROM social_accounts
                WHERE is_active AND token_expires_at IS NOT NULL AND token_expires_at < $1
                ORDER BY token_expires_at LIMIT $2`,
         values: [before, limit],
