@@ -3,6 +3,8 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
+// Built by `npm start` before this runs: the simulator's OAuth client and authorization endpoints.
+import { simOAuthEnv } from '../apps/network-sim/dist/oauth/sim-oauth-env.js';
 
 const run = promisify(execFile);
 const PLATFORMS = [
@@ -40,6 +42,8 @@ export function demoEnv() {
     MEDIA_ALLOW_PRIVATE_URLS: 'true',
     ...Object.fromEntries(PLATFORMS.map((p) => [`NETWORK_${p.toUpperCase()}_BASE_URL`, `${sim}/${p}`])),
     NETWORK_BLUESKY_VIDEO_URL: `${sim}/bluesky/video`,
+    // POST /v1/accounts/connect works too: the simulated authorization pages can be clicked through.
+    ...simOAuthEnv(sim),
   };
 }
 

@@ -4,7 +4,7 @@ import {
   isPlatform,
   passwordProblem,
   presentDeliveryB,
-  secretBox,
+  sealCredentials,
   UUID_PATTERN,
 } from '@sps/core';
 import {
@@ -123,6 +123,16 @@ export const COMMANDS: Record<string, THandler> = {
         throw new UsageError('--instance must be an http(s) URL');
       }
     }
+    const expiresAt = o['expires-at'];
+    // With an offset, like every date-time the service takes; the publisher refreshes ahead of it.
+    if (
+      expiresAt !== undefined &&
+      (!/(Z|[+-]\d{2}:\d{2})$/.test(expiresAt) || Number.isNaN(Date.parse(expiresAt)))
+    )
+      throw new UsageError(
+        '--expires-at must be an ISO 8601 date-time with an offset, e.g. 2026-01-01T12:00:00Z',
+      );
+    const tokenExpiresAt = expiresAt === undefined ? null : new Date(expiresAt);
     if (!(await createAccountRepository(db).findAccount(accountId)))
       throw new UsageError(`no account ${accountId}`);
     const account = await createSocialAccountRepository(db).connect({
@@ -131,10 +141,11 @@ export const COMMANDS: Record<string, THandler> = {
       accountName: required(o, 'name'),
       externalId: o['external-id'] ?? null,
       instanceUrl: instance ?? null,
-      credentialsEncrypted: secretBox.seal(
-        JSON.stringify({ token: required(o, 'token') }),
+      credentialsEncrypted: sealCredentials(
+        { token: required(o, 'token'), ...(o['refresh-token'] ? { refreshToken: o['refresh-token'] } : {}) },
         env.encryptionKey,
       ),
+      tokenExpiresAt,
     });
     return { socialAccountId: account.id };
   },
@@ -202,6 +213,8 @@ export const OPTION_NAMES = [
   'key-id',
   'platform',
   'token',
+  'refresh-token',
+  'expires-at',
   'instance',
   'external-id',
   'social-account',

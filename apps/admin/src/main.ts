@@ -13,11 +13,32 @@ function fail(error: unknown, code: number): never {
   process.exit(code);
 }
 
+/**
+ * `--external-id -1001234567890`: parseArgs takes a value that starts with a dash for another option and
+ * refuses it as ambiguous. A value is what follows an option of ours unless it is itself `--name`, so it is
+ * attached as `--external-id=-1001234567890`.
+ */
+export function attachDashValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] ?? '';
+    const next = args[i + 1];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : null;
+    if (name && OPTION_NAMES.includes(name) && next?.startsWith('-') && !next.startsWith('--')) {
+      out.push(`${arg}=${next ?? ''}`);
+      i += 1;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: process.argv.slice(2),
+      args: attachDashValues(process.argv.slice(2)),
       options: Object.fromEntries(OPTION_NAMES.map((n) => [n, { type: 'string' as const }])),
       allowPositionals: true,
       strict: true,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   createAccountRepository,
+  createMastodonAppRepository,
+  createOAuthStateRepository,
   createOwnerRepository,
   createPostRepository,
   createPublishRepository,
@@ -23,11 +25,13 @@ import type { TApiEnv } from './env.js';
 import { ApiKeyVerifier } from './http/auth.js';
 import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
 import { mcpRouter } from './mcp/mcp.route.js';
+import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
 import { adminAuth } from './ops/admin-auth.js';
 import { bullBoardRouter } from './ops/bull-board.js';
 import { createApiMetrics, type TApiMetrics } from './ops/metrics.js';
 import { createAccountService } from './services/account-service.js';
+import { createConnectService } from './services/connect-service.js';
 import { createPostJobs } from './services/post-jobs.js';
 import { createPostService } from './services/post-service.js';
 import { createPublishService } from './services/publish-service.js';
@@ -73,6 +77,21 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   });
   const rateLimits = createRateLimits({ env, redis, logger });
   const accounts = createAccountService({ socialAccounts, settings, jobs });
+  const connect = createConnectService({
+    socialAccounts,
+    states: createOAuthStateRepository(db),
+    mastodonApps: createMastodonAppRepository(db),
+    queues,
+    logger,
+    config: {
+      publicUrl: env.publicUrl,
+      oauthApps: env.oauthApps,
+      networkBaseUrls: env.networkBaseUrls,
+      apiVersions: {},
+      timeoutMs: env.OAUTH_TIMEOUT,
+      encryptionKey: env.encryptionKey,
+    },
+  });
   const webhooks = createWebhookService({
     webhooks: createWebhookRepository(db),
     queues,
@@ -134,7 +153,9 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   });
 
   const depsA = { verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits };
-  const depsB = { ...depsA, settings, webhooks };
+  const depsB = { ...depsA, settings, webhooks, connect };
+  // Where the networks send the user back after consent: no API key, the single-use state binds it.
+  app.use(oauthCallbackRouter(connect, logger));
   app.use('/api', variantARouter(depsA));
   app.use(
     '/mcp',
@@ -145,6 +166,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       accounts,
       settings,
       webhooks,
+      connect,
       logger,
       bodyLimit: env.BODY_LIMIT,
       // MCP messages count against the key's Variant B limits: publishing tools the hourly publish limit,

@@ -1,6 +1,7 @@
 import {
   DEFAULT_AVAILABILITY_A,
   networkBaseUrls,
+  oauthAppsFromEnv,
   parseAppEnv,
   parseAvailability,
   parseDuration,
@@ -42,6 +43,10 @@ const ZApiEnv = ZCommonEnv.extend({
   RATE_LIMIT_WINDOW_SCALE: z.coerce.number().positive().max(1).default(1),
   /** Variant A: twitter publishes per calendar month (UTC) by plan, `plan=count,...`; unlisted plans keep the defaults. */
   TWITTER_MONTHLY_ALLOWANCE: z.string().default(''),
+  /** The service's public base URL; OAuth redirect URIs are `${PUBLIC_URL}/oauth/callback/<platform>`. */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Bound on each call to a network's token or identity endpoint while connecting an account. */
+  OAUTH_TIMEOUT: ZDuration.default(parseDuration('15s')),
 });
 
 export type TApiEnv = z.output<typeof ZApiEnv> & {
@@ -50,6 +55,8 @@ export type TApiEnv = z.output<typeof ZApiEnv> & {
   availability: ReturnType<typeof parseAvailability>;
   tiersB: TTiersB;
   twitterAllowance: TTwitterAllowanceByPlan;
+  publicUrl: string;
+  oauthApps: ReturnType<typeof oauthAppsFromEnv>;
 };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TApiEnv {
@@ -57,6 +64,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   return {
     ...env,
     networkBaseUrls: networkBaseUrls(source),
+    publicUrl: (env.PUBLIC_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, ''),
+    oauthApps: oauthAppsFromEnv(source),
     tiersB: parseEnvValue('RATE_LIMIT_B_TIERS', () => parseTiersB(env.RATE_LIMIT_B_TIERS)),
     twitterAllowance: parseEnvValue('TWITTER_MONTHLY_ALLOWANCE', () =>
       parseTwitterAllowance(env.TWITTER_MONTHLY_ALLOWANCE),

@@ -1,7 +1,7 @@
 import { PLATFORMS, secretBox, type TPlatform } from '@sps/core';
 import { createDb, createSocialAccountRepository, type TDb, type TPlan } from '@sps/db';
 import { createTestAccount, createTestDatabase, type TTestAccount, testPrefix } from '@sps/db/testing';
-import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
+import { simOAuthEnv, startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import { createConnectors } from '@sps/networks';
 import { createQueues, createWorkerConnection, type TQueues } from '@sps/queue';
 import type { Express } from 'express';
@@ -102,7 +102,13 @@ export async function startTestApi(
     RATE_LIMIT_A_PUBLISH_PER_HOUR: '100000',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
     ...(sim
-      ? Object.fromEntries(PLATFORMS.map((p) => [`NETWORK_${p.toUpperCase()}_BASE_URL`, sim.baseUrls[p]]))
+      ? {
+          ...Object.fromEntries(
+            PLATFORMS.map((p) => [`NETWORK_${p.toUpperCase()}_BASE_URL`, sim.baseUrls[p]]),
+          ),
+          // The simulator's authorization servers and their client (OAuth connects and token refreshes).
+          ...simOAuthEnv(sim.url),
+        }
       : {}),
     ...opts.env,
   });
@@ -139,6 +145,7 @@ export async function startTestApi(
       backoffBaseMs: opts.backoffBaseMs ?? 50,
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
       twitterAllowance: env.twitterAllowance,
+      oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
     });
 

@@ -18,6 +18,7 @@ const ACCOUNT_KEYS = [
   'is_active',
   'needs_reauth',
   'platform',
+  'token_expires_at',
   'updated_at',
 ];
 const PRESET_KEYS = ['created_at', 'defaults', 'description', 'id', 'name', 'platforms', 'updated_at'];

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PLATFORMS, type TPlatform } from '@sps/core';
 import express, { type Express, type Router } from 'express';
+import { registerOAuthSims } from './oauth/oauth-networks.sim.js';
 import { NETWORK_SIMS } from './registry.js';
 import { SimState, type TFault, type SimState as TSimState } from './sim-state.js';
 
@@ -38,6 +39,8 @@ export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
     res.status(204).end();
   });
 
+  // Authorization servers and identity look-ups, ahead of each network's API routes on the same prefix.
+  registerOAuthSims(app, sim);
   for (const platform of PLATFORMS) {
     const register = NETWORK_SIMS[platform];
     if (!register) continue;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TPlatform } from '@sps/core';
 import type { NextFunction, Request, Response } from 'express';
+import { refusesToken } from './oauth/oauth-store.js';
 
 /** One request as the simulated network received it. */
 export interface TSimRequest {
@@ -165,6 +166,9 @@ export function networkMiddleware(
 ) {
   return async (req: Request, res: Response, next: NextFunction) => {
     sim.record(platform, req);
+    // An access token this simulator issued that has expired or was revoked: the network's own 401.
+    if (refusesToken(sim, platform, req))
+      return render(res, { platform, kind: 'auth_expired', remaining: 0 });
     const fault = sim.takeFault(platform, req.originalUrl);
     if (!fault) return next();
     if (fault.kind === 'slow') {

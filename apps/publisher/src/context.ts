@@ -4,6 +4,7 @@ import {
   createPublishRepository,
   createQueueRepository,
   createSocialAccountRepository,
+  createTokenRepository,
   createUsageRepository,
   type TDb,
   type TPostRepository,
@@ -14,8 +15,10 @@ import {
 } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
 import type { TQueues } from '@sps/queue';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { noopPublisherMetrics, type TPublisherMetrics } from './metrics.js';
+import { createTokenRefresher, type TTokenRefreshConfig, type TTokenRefresher } from './token-refresh.js';
 
 export interface TPublisherOptions {
   encryptionKey: Buffer;
@@ -39,6 +42,8 @@ export interface TPublisherContext {
   queue: TQueueRepository;
   socialAccounts: TSocialAccountRepository;
   usage: TUsageRepository;
+  /** Refreshes connected accounts' tokens (jobs, before a publish, after a 401). */
+  tokens: TTokenRefresher;
 }
 
 /** What every processor gets: repositories, producers, connectors; built once at start-up. */
@@ -49,14 +54,28 @@ export function createPublisherContext(deps: {
   logger: Logger;
   options: TPublisherOptions;
   metrics?: TPublisherMetrics | undefined;
+  /** The per-account refresh locks live here. */
+  redis: Redis;
+  oauth: TTokenRefreshConfig;
 }): TPublisherContext {
+  const { redis, oauth, ...rest } = deps;
+  const socialAccounts = createSocialAccountRepository(deps.db);
   return {
-    ...deps,
+    ...rest,
     metrics: deps.metrics ?? noopPublisherMetrics,
     posts: createPostRepository(deps.db),
     publishing: createPublishRepository(deps.db),
     queue: createQueueRepository(deps.db),
-    socialAccounts: createSocialAccountRepository(deps.db),
+    socialAccounts,
     usage: createUsageRepository(deps.db),
+    tokens: createTokenRefresher({
+      redis,
+      tokens: createTokenRepository(deps.db),
+      socialAccounts,
+      queues: deps.queues,
+      encryptionKey: deps.options.encryptionKey,
+      logger: deps.logger,
+      config: oauth,
+    }),
   };
 }

@@ -1,5 +1,6 @@
 import {
   networkBaseUrls,
+  oauthAppsFromEnv,
   parseAppEnv,
   parseDuration,
   ZBooleanFlag,
@@ -53,8 +54,14 @@ const ZPublisherEnv = ZCommonEnv.extend({
 export type TPublisherEnv = z.output<typeof ZPublisherEnv> & {
   encryptionKey: Buffer;
   networkBaseUrls: ReturnType<typeof networkBaseUrls>;
+  /** `OAUTH_<NAME>_CLIENT_ID`/`_SECRET` and `NETWORK_<NAME>_TOKEN_URL`: token refreshes use them. */
+  oauthApps: ReturnType<typeof oauthAppsFromEnv>;
 };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TPublisherEnv {
-  return { ...parseAppEnv(ZPublisherEnv, source), networkBaseUrls: networkBaseUrls(source) };
+  return {
+    ...parseAppEnv(ZPublisherEnv, source),
+    networkBaseUrls: networkBaseUrls(source),
+    oauthApps: oauthAppsFromEnv(source),
+  };
 }

@@ -56,6 +56,12 @@ const publisher = await createPublisher({
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,
   twitterAllowance: env.TWITTER_MONTHLY_ALLOWANCE,
+  oauth: {
+    apps: env.oauthApps,
+    baseUrls: env.networkBaseUrls,
+    apiVersions: { instagram: env.META_GRAPH_API_VERSION, threads: env.THREADS_API_VERSION },
+    timeoutMs: env.NETWORK_TIMEOUT,
+  },
 });
 await publisher
   .reconcileNow()

@@ -1,6 +1,6 @@
 import { planThreadDelivery, postTexts, type TMedia, type TPlatform, type TPostRecord } from '@sps/core';
 import type { TLoadedPost } from '@sps/db';
-import type { TNetworkFailure, TRemoteRef } from '@sps/networks';
+import type { TNetworkFailure, TPublishInput, TRemoteRef } from '@sps/networks';
 import { parsePayload } from '@sps/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { TPublisherContext } from './context.js';
@@ -103,7 +103,25 @@ async function publishNetwork(
     );
     return { retry: false };
   }
-  const credentials = connectorAccount(account, ctx.options.encryptionKey);
+  let credentials = connectorAccount(account, ctx.options.encryptionKey);
+  // A token that expires within a minute is refreshed first (under the account's lock).
+  const fresh = await ctx.tokens.forPublish(account.id, account.tokenExpiresAt);
+  if (fresh && !fresh.ok) {
+    if (fresh.reason === 'transient' && !finalAttempt) {
+      ctx.metrics.publishRetry(platform, 'transient');
+      return { retry: true, retryAfterMs: undefined, message: `${platform}: token refresh pending` };
+    }
+    await failTarget(
+      ctx,
+      post.id,
+      platform,
+      fresh.message,
+      fresh.reason === 'refused' ? 'auth_expired' : 'transient',
+    );
+    return { retry: false, expired: fresh.reason === 'refused' };
+  }
+  if (fresh?.ok) credentials = { ...credentials, token: fresh.token };
+  let renewedAfter401 = false;
   const plan = planThreadDelivery(platform, postTexts(post));
   const refs = new Map<number, TRemoteRef & { url: string }>();
 
@@ -139,8 +157,7 @@ async function publishNetwork(
     await ctx.publishing.markSending(post.id, platform, item.segmentIndex, idempotencyKey);
     const replyTo = item.replyToSegment === null ? null : (refs.get(item.replyToSegment) ?? null);
     const root = item.rootSegment === null ? null : (refs.get(item.rootSegment) ?? null);
-    const outcome = await connector.publish({
-      account: credentials,
+    const input: Omit<TPublishInput, 'account'> = {
       text: item.text,
       media: segmentMedia(post, item.segmentIndex),
       poll: item.segmentIndex === 0 ? post.poll : null,
@@ -152,7 +169,17 @@ async function publishNetwork(
         save: (state) => ctx.publishing.saveProgress(post.id, platform, item.segmentIndex, state),
       },
       postCreatedAt: post.createdAt,
-    });
+    };
+    let outcome = await connector.publish({ ...input, account: credentials });
+    if (!outcome.ok && outcome.failure.kind === 'auth_expired' && !renewedAfter401) {
+      // A 401 gets one refresh and one retry of the same call before it counts as expired.
+      renewedAfter401 = true;
+      const renewed = await ctx.tokens.afterUnauthorized(account.id, credentials.token);
+      if (renewed?.ok) {
+        credentials = { ...credentials, token: renewed.token };
+        outcome = await connector.publish({ ...input, account: credentials });
+      }
+    }
     if (outcome.ok) {
       await ctx.publishing.markSent(post.id, platform, item.segmentIndex, {
         remoteId: outcome.remoteId,

@@ -12,6 +12,8 @@ import { processPublish, publishBackoff } from './publish.processor.js';
 import { processQueuePlan, processQueueSlot } from './queue-slot.processor.js';
 import { DEFAULT_STUCK_AFTER_MS, reconcile } from './reconcile.processor.js';
 import { processSchedule } from './schedule.processor.js';
+import type { TTokenRefreshConfig } from './token-refresh.js';
+import { processTokenRefresh } from './token-refresh.processor.js';
 
 export interface TPublisherDeps {
   db: TDb;
@@ -36,6 +38,8 @@ export interface TPublisherDeps {
   metrics?: TPublisherMetrics;
   /** Variant A's monthly twitter allowance by plan (default: the built-in numbers). */
   twitterAllowance?: TTwitterAllowanceByPlan;
+  /** OAuth apps and endpoints for token refreshes (none: tokens are used until they expire). */
+  oauth?: Omit<TTokenRefreshConfig, 'prefix'>;
 }
 
 export interface TPublisher {
@@ -61,6 +65,8 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     connectors: deps.connectors,
     logger: deps.logger,
     metrics: deps.metrics,
+    redis: deps.connection,
+    oauth: { apps: {}, baseUrls: {}, timeoutMs: 15_000, ...deps.oauth, prefix: bullPrefix(deps.queuePrefix) },
     options: {
       encryptionKey: deps.encryptionKey,
       backoffBaseMs: deps.backoffBaseMs,
@@ -85,7 +91,11 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     ),
     new Worker(
       'schedule',
-      route({ schedule: (job) => processSchedule(ctx, job), reconcile: () => reconcile(ctx) }),
+      route({
+        schedule: (job) => processSchedule(ctx, job),
+        reconcile: () => reconcile(ctx),
+        'token-refresh': (job) => processTokenRefresh(ctx, job),
+      }),
       common,
     ),
     new Worker(

@@ -65,5 +65,7 @@ export async function reconcile(ctx: TPublisherContext): Promise<Record<string, 
     // Harmless when the delayed job exists (same id); restores it after Redis loss.
     await enqueueQueueSlot(ctx.queues, slot.accountId, slot.nextSlotAt);
   }
-  return { scheduled, publishing, planned };
+  // Token refreshes due soon get their job back (harmless when it exists: the id holds the due time).
+  const refreshes = await ctx.tokens.reconcile(HORIZON_MS).catch(() => 0);
+  return { scheduled, publishing, planned, refreshes };
 }

@@ -1,4 +1,4 @@
-import { createWebhookDeliveryRepository, type TDb } from '@sps/db';
+import { createTokenRepository, createWebhookDeliveryRepository, type TDb } from '@sps/db';
 import { bullPrefix, JOBS, type TQueues } from '@sps/queue';
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -8,6 +8,7 @@ import { deliveryBackoff, processDelivery } from './delivery.processor.js';
 import { dispatchEvents, reconcileDeliveries } from './dispatch.processor.js';
 import type { TMailer } from './mailer.js';
 import type { TWebhooksMetrics } from './metrics.js';
+import { sendReauthNotices } from './reauth-notice.js';
 
 export interface TWebhooksWorkerDeps {
   db: TDb;
@@ -79,8 +80,17 @@ export async function createWebhooksWorker(deps: TWebhooksWorkerDeps): Promise<T
   // Without an error listener a Redis hiccup would be an unhandled error. Job data is never logged.
   worker.on('error', (err) => deps.logger.error({ err: err.message }, 'webhooks worker error'));
 
-  const tick = () =>
+  // Owners of accounts a network's refusal disconnected are e-mailed once, from the same tick.
+  const tokens = createTokenRepository(deps.db);
+  let noticing: Promise<unknown> | null = null;
+  const tick = () => {
     void dispatchNow().catch((err: Error) => deps.logger.warn({ err: err.message }, 'dispatch failed'));
+    noticing ??= sendReauthNotices({ tokens, mailer: deps.mailer, logger: deps.logger })
+      .catch((err: Error) => deps.logger.warn({ err: err.message }, 're-auth notices failed'))
+      .finally(() => {
+        noticing = null;
+      });
+  };
   const dispatchTimer = setInterval(tick, deps.dispatchEveryMs);
 
   // The scheduler lives in Redis; re-upserting it regularly restores it after Redis loses its keys.
@@ -107,6 +117,7 @@ export async function createWebhooksWorker(deps: TWebhooksWorkerDeps): Promise<T
       clearInterval(dispatchTimer);
       clearInterval(keeper);
       await dispatching?.catch(() => undefined);
+      await noticing;
       // Stop taking jobs and let active deliveries finish (BullMQ waits for them).
       await worker.close();
       ctx.close();

@@ -11,6 +11,8 @@ export interface TSocialAccountRecord {
   instanceUrl: string | null;
   isActive: boolean;
   needsReauth: boolean;
+  /** When the access token expires, where known. */
+  tokenExpiresAt: Date | null;
   connectedAt: Date;
   disconnectedAt: Date | null;
   createdAt: Date;
@@ -36,6 +38,7 @@ export function presentAccountB(account: TSocialAccountRecord) {
     instance_url: account.instanceUrl,
     is_active: account.isActive,
     needs_reauth: account.needsReauth,
+    token_expires_at: account.tokenExpiresAt?.toISOString() ?? null,
     connected_at: account.connectedAt.toISOString(),
     disconnected_at: account.disconnectedAt?.toISOString() ?? null,
     created_at: account.createdAt.toISOString(),
@@ -61,6 +64,7 @@ export const ZAccountViewB = z.object({
   instance_url: z.string().nullable(),
   is_active: z.boolean(),
   needs_reauth: z.boolean(),
+  token_expires_at: z.iso.datetime().nullable(),
   connected_at: z.iso.datetime(),
   disconnected_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),

@@ -21,6 +21,8 @@ export const ERROR_CODES = [
   'media_not_supported',
   'no_connected_account',
   'network_unavailable',
+  /** A network refused a credential given to connect an account (B 422 naming the field). */
+  'credential_refused',
   'rate_limited',
   'service_unavailable',
   'internal_error',

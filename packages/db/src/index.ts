@@ -14,6 +14,15 @@ export {
   migrationStatus,
   type TMigrationPaths,
 } from './migration-engine.js';
+export {
+  createMastodonAppRepository,
+  createOAuthStateRepository,
+  type TMastodonApp,
+  type TMastodonAppRepository,
+  type TOAuthState,
+  type TOAuthStateInput,
+  type TOAuthStateRepository,
+} from './oauth-state-repository.js';
 export { createOwnerRepository, type TApiKeyView, type TOwnerRepository } from './owner-repository.js';
 export { toPostRecord, toTargetRecord } from './post-mapper.js';
 export { createPostRepository, type TPostRepository, type TUpdateOutcome } from './post-repository.js';
@@ -29,8 +38,15 @@ export {
 export {
   createSocialAccountRepository,
   type TConnectInput,
+  type TReviveInput,
   type TSocialAccountRepository,
 } from './social-account-repository.js';
+export {
+  createTokenRepository,
+  type TReauthNotice,
+  type TStoredToken,
+  type TTokenRepository,
+} from './token-repository.js';
 export {
   createUsageRepository,
   type TReservation,

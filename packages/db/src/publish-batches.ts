@@ -41,6 +41,8 @@ export interface TPublishAccount {
   instanceUrl: string | null;
   credentialsEncrypted: string;
   isActive: boolean;
+  /** ISO time the access token expires, where known (the publisher refreshes ahead of it). */
+  tokenExpiresAt: string | null;
 }
 
 export interface TLoadedPost {
@@ -134,7 +136,8 @@ export function createPublishBatches(db: TDb) {
              FROM segment_deliveries s WHERE s.post_id = p.id), '[]'::json) AS segment_rows,
            COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
                'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,
-               'credentialsEncrypted', a.credentials_encrypted, 'isActive', a.is_active))
+               'credentialsEncrypted', a.credentials_encrypted, 'isActive', a.is_active,
+               'tokenExpiresAt', a.token_expires_at))
              FROM social_accounts a
              WHERE a.id IN (SELECT t.social_account_id FROM post_targets t WHERE t.post_id = p.id)), '[]'::json)
              AS account_rows

@@ -14,6 +14,7 @@ function toRecord(row: SocialAccountModel): TSocialAccountRecord {
     instanceUrl: row.instanceUrl,
     isActive: row.isActive,
     needsReauth: row.needsReauth,
+    tokenExpiresAt: row.tokenExpiresAt,
     connectedAt: row.connectedAt,
     disconnectedAt: row.disconnectedAt,
     createdAt: row.createdAt,
@@ -29,6 +30,17 @@ export interface TConnectInput {
   instanceUrl: string | null;
   /** Already sealed by the caller; the repository never sees plaintext tokens. */
   credentialsEncrypted: string;
+  tokenExpiresAt?: Date | null;
+  tokenIssuedAt?: Date | null;
+}
+
+export interface TReviveInput extends Omit<TConnectInput, 'credentialsEncrypted'> {
+  externalId: string;
+  /**
+   * Seals the credentials to store, given the sealed ones of the account being revived (null for a new
+   * one): the caller keeps a refresh token the network did not send again. Runs inside the transaction.
+   */
+  seal(previous: string | null): string;
 }
 
 export function createSocialAccountRepository(db: TDb) {
@@ -38,7 +50,7 @@ export function createSocialAccountRepository(db: TDb) {
       name: 'social_accounts_of',
       text: `SELECT id, account_id AS "accountId", platform::text AS platform, account_name AS "accountName",
                     external_id AS "externalId", instance_url AS "instanceUrl", is_active AS "isActive",
-                    needs_reauth AS "needsReauth", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
+                    needs_reauth AS "needsReauth", token_expires_at AS "tokenExpiresAt", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
                     created_at AS "createdAt", updated_at AS "updatedAt"
              FROM social_accounts WHERE account_id = ANY ($1::uuid[])
              ORDER BY created_at, id`,
@@ -51,7 +63,64 @@ export function createSocialAccountRepository(db: TDb) {
     /** Connects an account and emits `account.connected` in the same transaction. */
     async connect(input: TConnectInput): Promise<TSocialAccountRecord> {
       return db.$transaction(async (tx) => {
-        const row = await tx.socialAccount.create({ data: input });
+        const row = await tx.socialAccount.create({
+          data: { ...input, tokenIssuedAt: input.tokenIssuedAt ?? new Date() },
+        });
+        const record = toRecord(row);
+        await recordEvent(tx, {
+          accountId: input.accountId,
+          type: 'account.connected',
+          data: { account: presentAccountB(record) },
+        });
+        return record;
+      });
+    },
+
+    /**
+     * Connects a network user, or revives the account that user had (same network, external id and
+     * instance), keeping its id and history; emits `account.connected` in the same transaction.
+     */
+    async connectOrRevive(input: TReviveInput): Promise<TSocialAccountRecord> {
+      return db.$transaction(async (tx) => {
+        // One connect per (tenant, network user) at a time: two callbacks for one user must not make two rows.
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`connect:${input.accountId}:${input.platform}:${input.externalId}`}))`;
+        const existing = await tx.socialAccount.findFirst({
+          where: {
+            accountId: input.accountId,
+            platform: input.platform,
+            externalId: input.externalId,
+            instanceUrl: input.instanceUrl,
+          },
+          orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
+        });
+        const data = {
+          accountName: input.accountName,
+          credentialsEncrypted: input.seal(existing?.credentialsEncrypted ?? null),
+          tokenExpiresAt: input.tokenExpiresAt ?? null,
+          tokenIssuedAt: input.tokenIssuedAt ?? new Date(),
+        };
+        const row = existing
+          ? await tx.socialAccount.update({
+              where: { id: existing.id },
+              data: {
+                ...data,
+                isActive: true,
+                needsReauth: false,
+                reauthNotice: null,
+                disconnectedAt: null,
+                connectedAt: new Date(),
+                credentialsVersion: { increment: 1 },
+              },
+            })
+          : await tx.socialAccount.create({
+              data: {
+                ...data,
+                accountId: input.accountId,
+                platform: input.platform,
+                externalId: input.externalId,
+                instanceUrl: input.instanceUrl,
+              },
+            });
         const record = toRecord(row);
         await recordEvent(tx, {
           accountId: input.accountId,
@@ -77,7 +146,13 @@ export function createSocialAccountRepository(db: TDb) {
         if (!existing.isActive && (reason === 'manual' || existing.needsReauth)) return toRecord(existing);
         const row = await tx.socialAccount.update({
           where: { id: socialAccountId },
-          data: { isActive: false, needsReauth: reason === 'expired', disconnectedAt: new Date() },
+          data: {
+            isActive: false,
+            needsReauth: reason === 'expired',
+            disconnectedAt: new Date(),
+            // The webhooks worker e-mails the owner once for a token the network refused.
+            ...(reason === 'expired' ? { reauthNotice: 'pending' } : {}),
+          },
         });
         const record = toRecord(row);
         await recordEvent(tx, {

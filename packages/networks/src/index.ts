@@ -17,3 +17,26 @@ export {
   type TMediaRequest,
 } from './media-fetch.js';
 export { sniffMedia, type TSniffed } from './media-sniff.js';
+export {
+  CREDENTIAL_CHECKS,
+  CredentialRefusedError,
+  type TCredentialCheckOptions,
+} from './oauth/credential-check.js';
+export { newAuthorizationSecrets } from './oauth/grants.js';
+export { registerMastodonApp } from './oauth/mastodon-oauth.js';
+export {
+  OAUTH_APP_PLATFORMS,
+  OAUTH_ENDPOINTS,
+  OAUTH_PROVIDERS,
+  oauthProviderOf,
+  resolveOAuthApp,
+} from './oauth/oauth-registry.js';
+export {
+  OAuthError,
+  type TConnectedIdentity,
+  type TOAuthApp,
+  type TOAuthCall,
+  type TOAuthFailureKind,
+  type TOAuthProvider,
+  type TTokenSet,
+} from './oauth/oauth-types.js';

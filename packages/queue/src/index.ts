@@ -14,6 +14,7 @@ export {
   enqueueQueuePlan,
   enqueueQueueSlot,
   enqueueSchedule,
+  enqueueTokenRefresh,
   enqueueWebhookDeliveries,
   enqueueWebhookDelivery,
   removeSchedule,

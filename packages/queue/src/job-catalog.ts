@@ -44,6 +44,21 @@ export const JOBS = {
       removeOnFail: keepFailed,
     },
   },
+  /**
+   * Refreshes a connected account's token ahead of its expiry; the due time is part of the id, so each
+   * new token gets its own job and enqueueing the same one again (reconciler) is harmless.
+   */
+  tokenRefresh: {
+    queue: 'schedule',
+    payload: z.object({ socialAccountId: ZUuid, dueAt: z.int() }).strict(),
+    jobId: (p: { socialAccountId: string; dueAt: number }) => `token-refresh-${p.socialAccountId}-${p.dueAt}`,
+    options: {
+      attempts: 6,
+      backoff: { type: 'exponential', delay: 5000 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+  },
   /** Rebuilds from PostgreSQL whatever Redis should hold (job scheduler). */
   reconcile: {
     queue: 'schedule',

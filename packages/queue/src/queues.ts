@@ -46,6 +46,16 @@ export function enqueueSchedule(queues: TQueues, postId: string, dueAt: Date, no
   });
 }
 
+/** A token refresh at `dueAt` (at once when that is past). */
+export function enqueueTokenRefresh(queues: TQueues, socialAccountId: string, dueAt: Date, now = Date.now()) {
+  const payload = JOBS.tokenRefresh.payload.parse({ socialAccountId, dueAt: dueAt.getTime() });
+  return queues.schedule.add('token-refresh', payload, {
+    ...JOBS.tokenRefresh.options,
+    jobId: JOBS.tokenRefresh.jobId(payload),
+    delay: Math.max(0, payload.dueAt - now),
+  });
+}
+
 /** Drops a schedule job that no longer matches the post (moved, unscheduled, deleted). */
 export async function removeSchedule(queues: TQueues, postId: string, dueAt: Date): Promise<void> {
   const job = await queues.schedule.getJob(JOBS.schedule.jobId({ postId, dueAt: dueAt.getTime() }));

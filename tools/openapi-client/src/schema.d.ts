@@ -201,8 +201,49 @@ export interface paths {
         /** List the connected social accounts, active or not */
         get: operations["listAccountsB"];
         put?: never;
-        post?: never;
+        /**
+         * Connect an account with a credential (bluesky, telegram, discord, slack)
+         * @description The credential is checked with the network first; a refused one is 422 `credential_refused` naming the field (e.g. `credentials.bot_token`). Connecting the same network user or channel again revives the same account.
+         */
+        post: operations["connectAccountWithCredentialsB"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting an account through the network's authorization page
+         * @description Send the user to `url`. After consent the network redirects to `/oauth/callback/{platform}`, which stores the tokens, emits `account.connected` and answers 302 to `redirect_uri` with `account_id` (or `error`) added. `instance` is required for mastodon; `page_id` picks a Facebook Page. A network whose OAuth app is not configured answers 422 naming the missing variables; credential networks (bluesky, telegram, discord, slack) answer 400: use POST /v1/accounts.
+         */
+        post: operations["connectAccountB"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Disconnect an account (it becomes inactive; account.disconnected is emitted) */
+        delete: operations["disconnectAccountB"];
         options?: never;
         head?: never;
         patch?: never;
@@ -340,6 +381,26 @@ export interface paths {
         };
         /** Prometheus metrics (text exposition format) */
         get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/callback/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a network's authorization page sends the user back (no API key: the state binds it)
+         * @description Answers 302 to the `redirect_uri` given at connect with `account_id` (several Facebook Pages: also `account_ids`) or `error` (`access_denied`, `exchange_failed`, `temporarily_unavailable`, …) added; without a `redirect_uri`, a small HTML page. An unknown, expired or used state is a 400 page.
+         */
+        get: operations["oauthCallback"];
         put?: never;
         post?: never;
         delete?: never;
@@ -496,6 +557,21 @@ export interface components {
             events?: ("post.published" | "post.failed" | "post.scheduled" | "account.connected" | "account.disconnected")[];
             is_active?: boolean;
         };
+        ConnectStartB: {
+            /** @enum {string} */
+            platform: "twitter" | "threads" | "bluesky" | "linkedin" | "mastodon" | "instagram" | "facebook" | "tiktok" | "youtube" | "discord" | "slack" | "telegram";
+            redirect_uri?: string;
+            instance?: string;
+            page_id?: string;
+        };
+        ConnectCredentialsB: {
+            /** @enum {string} */
+            platform: "twitter" | "threads" | "bluesky" | "linkedin" | "mastodon" | "instagram" | "facebook" | "tiktok" | "youtube" | "discord" | "slack" | "telegram";
+            /** @description bluesky {identifier, app_password, service?}; telegram {bot_token, chat_id}; discord {bot_token, channel_id}; slack {bot_token, channel_id} */
+            credentials: {
+                [key: string]: unknown;
+            };
+        };
         ErrorA: {
             /** @description What went wrong; names the field for validation errors. */
             error: string;
@@ -512,7 +588,7 @@ export interface components {
         ErrorB: {
             error: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "no_connected_account" | "network_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
+            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "no_connected_account" | "network_unavailable" | "credential_refused" | "rate_limited" | "service_unavailable" | "internal_error";
             details: {
                 /** @description The first offending field. */
                 field?: string;
@@ -654,6 +730,7 @@ export interface components {
             instance_url: string | null;
             is_active: boolean;
             needs_reauth: boolean;
+            token_expires_at: string | null;
             /** Format: date-time */
             connected_at: string;
             disconnected_at: string | null;
@@ -715,6 +792,14 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        ConnectStartedB: {
+            /** @description The network's authorization page. */
+            url: string;
+            /** @description Single-use; the network sends it back to the callback. */
+            state: string;
+            /** Format: date-time */
+            expires_at: string;
         };
         PostListA: {
             success: boolean;
@@ -1526,6 +1611,103 @@ export interface operations {
             503: components["responses"]["ErrorB503"];
         };
     };
+    connectAccountWithCredentialsB: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectCredentialsB"];
+            };
+        };
+        responses: {
+            /** @description The connected account. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountB"];
+                };
+            };
+            400: components["responses"]["ErrorB400"];
+            401: components["responses"]["ErrorB401"];
+            413: components["responses"]["ErrorB413"];
+            422: components["responses"]["ErrorB422"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
+    connectAccountB: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectStartB"];
+            };
+        };
+        responses: {
+            /** @description Where to send the user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectStartedB"];
+                };
+            };
+            400: components["responses"]["ErrorB400"];
+            401: components["responses"]["ErrorB401"];
+            413: components["responses"]["ErrorB413"];
+            422: components["responses"]["ErrorB422"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
+    disconnectAccountB: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A connected account id from GET /v1/accounts. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected; no body. */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["ErrorB401"];
+            404: components["responses"]["ErrorB404"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
     listPresetsB: {
         parameters: {
             query?: never;
@@ -1878,6 +2060,29 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+        };
+    };
+    oauthCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The network, e.g. twitter. */
+                platform: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page (when no redirect_uri was given). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

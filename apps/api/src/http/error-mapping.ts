@@ -20,6 +20,7 @@ export const STATUS_A: Record<TErrorCode, number> = {
   media_not_supported: 400,
   no_connected_account: 400,
   network_unavailable: 400,
+  credential_refused: 400,
   rate_limited: 429,
   service_unavailable: 503,
   internal_error: 500,
@@ -36,6 +37,7 @@ export const STATUS_B: Record<TErrorCode, number> = {
   media_not_supported: 422,
   no_connected_account: 422,
   network_unavailable: 422,
+  credential_refused: 422,
 };
 
 /** Errors thrown by express's body parser and anything unexpected, as AppErrors. */

@@ -2,6 +2,9 @@ import {
   type AppError,
   ZAccountViewA,
   ZAccountViewB,
+  ZConnectCredentialsB,
+  ZConnectStartB,
+  ZConnectStartedB,
   ZCreatePostA,
   ZCreatePostB,
   ZCreatePresetB,
@@ -100,6 +103,8 @@ const requestSchemas = {
   CreatePresetB: ZCreatePresetB,
   CreateWebhookB: ZCreateWebhookB,
   UpdateWebhookB: ZUpdateWebhookB,
+  ConnectStartB: ZConnectStartB,
+  ConnectCredentialsB: ZConnectCredentialsB,
 };
 
 /** Response bodies (converted as zod's output type). */
@@ -118,6 +123,7 @@ const responseSchemas = {
   WebhookB: ZWebhookViewB,
   WebhookCreatedB: ZWebhookCreatedB,
   DeliveryB: ZDeliveryViewB,
+  ConnectStartedB: ZConnectStartedB,
   ...envelopes,
 };
 

@@ -33,6 +33,21 @@ export const OPERATIONS_OPS: readonly TOperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/oauth/callback/{platform}',
+    operationId: 'oauthCallback',
+    summary: "Where a network's authorization page sends the user back (no API key: the state binds it)",
+    description:
+      'Answers 302 to the `redirect_uri` given at connect with `account_id` (several Facebook Pages: also `account_ids`) or `error` (`access_denied`, `exchange_failed`, `temporarily_unavailable`, …) added; without a `redirect_uri`, a small HTML page. An unknown, expired or used state is a 400 page.',
+    pathParams: { platform: 'The network, e.g. twitter.' },
+    success: {
+      status: 200,
+      description: 'An HTML page (when no redirect_uri was given).',
+      mediaType: 'text/html',
+    },
+    errors: [],
+  },
+  {
+    method: 'get',
     path: '/openapi.json',
     operationId: 'openapi',
     summary: 'This document',

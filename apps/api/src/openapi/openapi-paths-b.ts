@@ -75,6 +75,37 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     errors: [401, 429, 500],
   },
   {
+    method: 'post',
+    path: '/v1/accounts/connect',
+    operationId: 'connectAccountB',
+    summary: "Start connecting an account through the network's authorization page",
+    description:
+      'Send the user to `url`. After consent the network redirects to `/oauth/callback/{platform}`, which stores the tokens, emits `account.connected` and answers 302 to `redirect_uri` with `account_id` (or `error`) added. `instance` is required for mastodon; `page_id` picks a Facebook Page. A network whose OAuth app is not configured answers 422 naming the missing variables; credential networks (bluesky, telegram, discord, slack) answer 400: use POST /v1/accounts.',
+    body: 'ConnectStartB',
+    success: { status: 200, description: 'Where to send the user.', schema: 'ConnectStartedB' },
+    errors: [400, 401, 413, 422, 429, 500, 503],
+  },
+  {
+    method: 'post',
+    path: '/v1/accounts',
+    operationId: 'connectAccountWithCredentialsB',
+    summary: 'Connect an account with a credential (bluesky, telegram, discord, slack)',
+    description:
+      'The credential is checked with the network first; a refused one is 422 `credential_refused` naming the field (e.g. `credentials.bot_token`). Connecting the same network user or channel again revives the same account.',
+    body: 'ConnectCredentialsB',
+    success: { status: 201, description: 'The connected account.', schema: 'AccountB' },
+    errors: [400, 401, 413, 422, 429, 500, 503],
+  },
+  {
+    method: 'delete',
+    path: '/v1/accounts/{id}',
+    operationId: 'disconnectAccountB',
+    summary: 'Disconnect an account (it becomes inactive; account.disconnected is emitted)',
+    pathParams: { id: 'A connected account id from GET /v1/accounts.' },
+    success: { status: 204, description: 'Disconnected; no body.' },
+    errors: [401, 404, 429, 500],
+  },
+  {
     method: 'get',
     path: '/v1/presets',
     operationId: 'listPresetsB',

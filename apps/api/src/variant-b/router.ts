@@ -7,10 +7,12 @@ import { jsonBody } from '../http/json-body.js';
 import { undecodableParam } from '../http/path-params.js';
 import type { TRateLimits } from '../http/rate-limit.js';
 import type { TAccountService } from '../services/account-service.js';
+import type { TConnectService } from '../services/connect-service.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
 import type { TWebhookService } from '../services/webhook-service.js';
 import { accountsRouterB } from './accounts.route.js';
+import { connectRouterB } from './connect.route.js';
 import { postsRouterB } from './posts.route.js';
 import { webhooksRouterB } from './webhooks.route.js';
 
@@ -21,6 +23,7 @@ export interface TVariantBDeps {
   accounts: TAccountService;
   settings: TSettingsRepository;
   webhooks: TWebhookService;
+  connect: TConnectService;
   logger: Logger;
   bodyLimit: string;
   rateLimits: TRateLimits;
@@ -39,6 +42,7 @@ export function variantBRouter(deps: TVariantBDeps): Router {
   router.use(jsonBody(deps.bodyLimit));
   router.use(postsRouterB(deps.posts, deps.publishing));
   router.use(accountsRouterB(deps.accounts, deps.settings));
+  router.use(connectRouterB(deps.connect));
   router.use(webhooksRouterB(deps.webhooks));
   router.use(notFoundRoute);
   router.use(undecodable);

@@ -1,0 +1,55 @@
+import { isPlatform } from '@sps/core';
+import { Router } from 'express';
+import type { Logger } from 'pino';
+import type { TConnectService } from '../services/connect-service.js';
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(title: string, message: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;
+}
+
+/**
+ * `GET /oauth/callback/{platform}`: where each network sends the user back. Unauthenticated by nature
+ * (a browser redirect); what binds it to an API account is the single-use state.
+ */
+export function oauthCallbackRouter(connect: TConnectService, logger: Logger): Router {
+  const router = Router();
+  router.get('/oauth/callback/:platform', async (req, res) => {
+    // The page holds nothing secret, but it must never be cached or framed.
+    res.set({
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+      'Referrer-Policy': 'no-referrer',
+    });
+    const platform = req.params.platform;
+    if (!isPlatform(platform)) {
+      res
+        .status(404)
+        .type('html')
+        .send(page('Unknown network', `There is no network called ${platform}.`));
+      return;
+    }
+    try {
+      const outcome = await connect.callback(platform, req.query as Record<string, unknown>);
+      if (outcome.redirect) {
+        res.redirect(302, outcome.redirect);
+        return;
+      }
+      const status = outcome.error === 'invalid_state' ? 400 : outcome.error ? 400 : 200;
+      res
+        .status(status)
+        .type('html')
+        .send(page(outcome.error ? 'Not connected' : 'Connected', outcome.message));
+    } catch (error) {
+      logger.error({ err: (error as Error).message, platform }, 'oauth callback crashed');
+      res
+        .status(500)
+        .type('html')
+        .send(page('Not connected', 'Something went wrong. Start connecting again.'));
+    }
+  });
+  return router;
+}

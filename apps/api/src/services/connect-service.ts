@@ -1,0 +1,385 @@
+import { createHash } from 'node:crypto';
+import {
+  AppError,
+  openCredentials,
+  sealCredentials,
+  secretBox,
+  type TCredentialPlatform,
+  type TOAuthAppEnv,
+  type TPlatform,
+  type TSocialAccountRecord,
+  type TSocialCredentials,
+  UUID_PATTERN,
+} from '@sps/core';
+import type { TMastodonAppRepository, TOAuthStateRepository, TSocialAccountRepository } from '@sps/db';
+import {
+  CREDENTIAL_CHECKS,
+  CredentialRefusedError,
+  newAuthorizationSecrets,
+  OAUTH_ENDPOINTS,
+  OAuthError,
+  oauthProviderOf,
+  registerMastodonApp,
+  type TConnectedIdentity,
+  type TOAuthCall,
+} from '@sps/networks';
+import { enqueueTokenRefresh, type TQueues } from '@sps/queue';
+import type { Logger } from 'pino';
+
+/** How long the user has to finish on the network's page. */
+const STATE_TTL_MS = 10 * 60_000;
+
+export interface TConnectConfig {
+  /** `PUBLIC_URL`: redirect URIs are `${publicUrl}/oauth/callback/<platform>`. */
+  publicUrl: string;
+  oauthApps: Partial<Record<TPlatform, TOAuthAppEnv>>;
+  networkBaseUrls: Partial<Record<TPlatform, string>>;
+  apiVersions: Partial<Record<TPlatform, string>>;
+  timeoutMs: number;
+  encryptionKey: Buffer;
+}
+
+export interface TCallbackOutcome {
+  /** Where to send the browser (the caller's `redirect_uri` with `account_id` or `error`); null: show a page. */
+  redirect: string | null;
+  accountIds: string[];
+  error: string | null;
+  message: string;
+}
+
+function hashState(state: string): string {
+  return createHash('sha256').update(state).digest('hex');
+}
+
+function withQuery(uri: string, params: Record<string, string>): string {
+  const url = new URL(uri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return url.toString();
+}
+
+/** Keeps a refresh token (and extras) the network did not send again on reconnect. */
+function mergeCredentials(next: TSocialCredentials, previous: TSocialCredentials | null): TSocialCredentials {
+  if (!previous) return next;
+  return {
+    ...next,
+    ...(next.refreshToken || !previous.refreshToken ? {} : { refreshToken: previous.refreshToken }),
+    ...(next.extra || !previous.extra ? {} : { extra: previous.extra }),
+  };
+}
+
+/**
+ * Connecting social accounts: the OAuth flows (start, callback) and the credential networks. The API
+ * calls the networks' authorization servers here (and only here): the code exchange must happen while
+ * the user's browser waits on the callback.
+ */
+export function createConnectService(deps: {
+  socialAccounts: TSocialAccountRepository;
+  states: TOAuthStateRepository;
+  mastodonApps: TMastodonAppRepository;
+  queues: TQueues;
+  logger: Logger;
+  config: TConnectConfig;
+}) {
+  const { config } = deps;
+  const redirectUriOf = (platform: TPlatform) =>
+    `${config.publicUrl.replace(/\/+$/, '')}/oauth/callback/${platform}`;
+
+  /** Mastodon instances outside the operator's configured one must be public HTTPS servers. */
+  function isUserChosen(instanceUrl: string): boolean {
+    const configured = config.networkBaseUrls.mastodon;
+    return !configured || new URL(configured).origin !== new URL(instanceUrl).origin;
+  }
+
+  async function mastodonCall(instanceUrl: string): Promise<TOAuthCall> {
+    const redirectUri = redirectUriOf('mastodon');
+    let app = await deps.mastodonApps.find(instanceUrl);
+    if (!app || app.redirectUri !== redirectUri) {
+      const registered = await registerMastodonApp(instanceUrl, redirectUri, {
+        clientName: 'Social Post Service',
+        website: config.publicUrl,
+        timeoutMs: config.timeoutMs,
+        userChosenHost: isUserChosen(instanceUrl),
+      });
+      app = await deps.mastodonApps.save({
+        instanceUrl,
+        clientId: registered.clientId,
+        clientSecretEncrypted: secretBox.seal(registered.clientSecret, config.encryptionKey),
+        redirectUri,
+        scopes: 'read:accounts write:statuses write:media',
+      });
+    }
+    return {
+      platform: 'mastodon',
+      app: {
+        clientId: app.clientId,
+        clientSecret: secretBox.open(app.clientSecretEncrypted, config.encryptionKey),
+        authorizeUrl: `${instanceUrl}/oauth/authorize`,
+        tokenUrl: `${instanceUrl}/oauth/token`,
+      },
+      redirectUri,
+      apiBaseUrl: instanceUrl,
+      timeoutMs: config.timeoutMs,
+      userChosenHost: isUserChosen(instanceUrl),
+    };
+  }
+
+  /** The call context of a network whose app the operator configured; 4xx naming what is missing. */
+  function appCall(platform: TPlatform): TOAuthCall {
+    const env = config.oauthApps[platform] ?? {};
+    const name = platform.toUpperCase();
+    const missing = [
+      env.clientId ? null : `OAUTH_${name}_CLIENT_ID`,
+      env.clientSecret ? null : `OAUTH_${name}_CLIENT_SECRET`,
+    ].filter((v): v is string => v !== null);
+    const endpoints = OAUTH_ENDPOINTS[platform];
+    if (missing.length > 0 || !endpoints || !env.clientId || !env.clientSecret) {
+      throw new AppError(
+        'network_unavailable',
+        `Connecting ${platform} is not configured on this server: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`,
+        {
+          issues: [{ field: 'platform', message: `${platform} needs ${missing.join(', ')} on the server` }],
+          details: { platform, missing },
+          fix: `The operator sets ${missing.join(' and ')} (see README, "Connecting accounts").`,
+        },
+      );
+    }
+    return {
+      platform,
+      app: {
+        clientId: env.clientId,
+        clientSecret: env.clientSecret,
+        authorizeUrl: env.authorizeUrl ?? endpoints.authorizeUrl,
+        tokenUrl: env.tokenUrl ?? endpoints.tokenUrl,
+      },
+      redirectUri: redirectUriOf(platform),
+      apiBaseUrl: config.networkBaseUrls[platform],
+      apiVersion: config.apiVersions[platform],
+      timeoutMs: config.timeoutMs,
+    };
+  }
+
+  async function scheduleRefresh(
+    platform: TPlatform,
+    record: TSocialAccountRecord,
+    credentials: TSocialCredentials,
+  ) {
+    const due = oauthProviderOf(platform)?.refreshDueAt(record.tokenExpiresAt, new Date(), credentials);
+    if (!due) return;
+    // Best effort: the publisher's reconciler enqueues it from PostgreSQL if Redis is unreachable now.
+    await enqueueTokenRefresh(deps.queues, record.id, due).catch((err: Error) =>
+      deps.logger.warn({ err: err.message, socialAccountId: record.id }, 'could not enqueue a token refresh'),
+    );
+  }
+
+  async function store(
+    accountId: string,
+    platform: TPlatform,
+    instanceUrl: string | null,
+    identity: TConnectedIdentity,
+  ): Promise<TSocialAccountRecord> {
+    const record = await deps.socialAccounts.connectOrRevive({
+      accountId,
+      platform,
+      accountName: identity.accountName.slice(0, 200),
+      externalId: identity.externalId,
+      instanceUrl,
+      tokenExpiresAt: identity.tokenExpiresAt,
+      tokenIssuedAt: new Date(),
+      seal: (previous) =>
+        sealCredentials(
+          mergeCredentials(
+            identity.credentials,
+            previous ? openCredentials(previous, config.encryptionKey) : null,
+          ),
+          config.encryptionKey,
+        ),
+    });
+    await scheduleRefresh(platform, record, identity.credentials);
+    return record;
+  }
+
+  return {
+    redirectUriOf,
+
+    /** Starts a connect: a single-use state (hashed at rest) with its PKCE verifier, and the network's page. */
+    async start(
+      accountId: string,
+      input: {
+        platform: TPlatform;
+        redirectUri?: string | undefined;
+        instance?: string | undefined;
+        pageId?: string | undefined;
+      },
+    ): Promise<{ url: string; state: string; expiresAt: Date }> {
+      const provider = oauthProviderOf(input.platform);
+      if (!provider) {
+        throw new AppError(
+          'validation_error',
+          `${input.platform} is connected with a credential, not an authorization page`,
+          {
+            issues: [
+              { field: 'platform', message: 'is connected with POST /v1/accounts {platform, credentials}' },
+            ],
+          },
+        );
+      }
+      let instanceUrl: string | null = null;
+      let call: TOAuthCall;
+      if (input.platform === 'mastodon') {
+        if (!input.instance)
+          throw new AppError('validation_error', 'instance is required for mastodon', {
+            issues: [
+              {
+                field: 'instance',
+                message: 'is required for mastodon (the server, e.g. https://mastodon.social)',
+              },
+            ],
+          });
+        const instance = new URL(input.instance);
+        instance.search = '';
+        instance.hash = '';
+        instanceUrl = instance.toString().replace(/\/+$/, '');
+        try {
+          call = await mastodonCall(instanceUrl);
+        } catch (error) {
+          const e =
+            error instanceof OAuthError ? error : new OAuthError('transient', (error as Error).message);
+          if (e.kind === 'transient')
+            throw new AppError('service_unavailable', `The instance did not answer: ${e.message}`, {
+              retryAfter: 5,
+            });
+          throw new AppError('validation_error', `The instance refused to register the app: ${e.message}`, {
+            issues: [{ field: 'instance', message: e.message }],
+          });
+        }
+      } else {
+        call = appCall(input.platform);
+      }
+      const { state, verifier } = newAuthorizationSecrets(provider.pkce);
+      const expiresAt = new Date(Date.now() + STATE_TTL_MS);
+      await deps.states.create({
+        stateHash: hashState(state),
+        accountId,
+        platform: input.platform,
+        verifierEncrypted: verifier ? secretBox.seal(verifier, config.encryptionKey) : null,
+        redirectUri: input.redirectUri ?? null,
+        instanceUrl,
+        selection: input.pageId ?? null,
+        expiresAt,
+      });
+      return { url: provider.authorizeUrl(call, state, verifier), state, expiresAt };
+    },
+
+    /**
+     * The network sent the user back. The state is used up whatever happens next (a replay finds
+     * nothing); a refusal or failure goes back to the caller's redirect URI as `error`.
+     */
+    async callback(platform: TPlatform, query: Record<string, unknown>): Promise<TCallbackOutcome> {
+      const state = typeof query.state === 'string' && query.state.length <= 512 ? query.state : null;
+      const stored = state ? await deps.states.consume(hashState(state), platform) : null;
+      if (!stored) {
+        return {
+          redirect: null,
+          accountIds: [],
+          error: 'invalid_state',
+          message: 'This connection link is unknown, expired or already used. Start connecting again.',
+        };
+      }
+      const back = (error: string | null, message: string, accountIds: string[] = []): TCallbackOutcome => {
+        const params: Record<string, string> = error
+          ? { error }
+          : {
+              account_id: accountIds[0] ?? '',
+              ...(accountIds.length > 1 ? { account_ids: accountIds.join(',') } : {}),
+            };
+        return {
+          redirect: stored.redirectUri ? withQuery(stored.redirectUri, params) : null,
+          accountIds,
+          error,
+          message,
+        };
+      };
+      if (typeof query.error === 'string') {
+        const error = /^[a-z_]{1,64}$/.test(query.error) ? query.error : 'access_denied';
+        return back(error, `${platform} did not grant access (${error}).`);
+      }
+      const code = typeof query.code === 'string' && query.code.length <= 2048 ? query.code : null;
+      if (!code) return back('invalid_request', `${platform} sent no authorization code.`);
+      try {
+        const call =
+          platform === 'mastodon' && stored.instanceUrl
+            ? await mastodonCall(stored.instanceUrl)
+            : appCall(platform);
+        const provider = oauthProviderOf(platform);
+        if (!provider) return back('unsupported_platform', `${platform} is not connected this way.`);
+        const verifier = stored.verifierEncrypted
+          ? secretBox.open(stored.verifierEncrypted, config.encryptionKey)
+          : null;
+        const identities = await provider.complete(call, code, verifier, stored.selection);
+        const ids: string[] = [];
+        for (const identity of identities.slice(0, 50)) {
+          ids.push((await store(stored.accountId, platform, stored.instanceUrl, identity)).id);
+        }
+        return back(
+          null,
+          `Connected ${identities.map((i) => i.accountName).join(', ')} on ${platform}.`,
+          ids,
+        );
+      } catch (error) {
+        if (error instanceof OAuthError) {
+          deps.logger.warn(
+            { platform, kind: error.kind, code: error.code, status: error.status },
+            'connect failed',
+          );
+          const code =
+            error.code === 'no_page'
+              ? 'no_page'
+              : error.kind === 'transient'
+                ? 'temporarily_unavailable'
+                : 'exchange_failed';
+          return back(code, `Connecting ${platform} failed: ${error.message}`);
+        }
+        if (error instanceof AppError) return back('not_configured', error.message);
+        throw error;
+      }
+    },
+
+    /** A credential network: checked with the network, then stored (reviving the same channel or user). */
+    async connectWithCredentials(
+      accountId: string,
+      platform: TCredentialPlatform,
+      credentials: Record<string, string>,
+    ): Promise<TSocialAccountRecord> {
+      const check = CREDENTIAL_CHECKS[platform];
+      if (!check) throw new AppError('validation_error', `${platform} is not connected with a credential`);
+      let identity: TConnectedIdentity;
+      try {
+        identity = await check(credentials, {
+          baseUrl: config.networkBaseUrls[platform],
+          timeoutMs: config.timeoutMs,
+        });
+      } catch (error) {
+        if (error instanceof CredentialRefusedError)
+          throw new AppError('credential_refused', `${error.field}: ${error.message}`, {
+            issues: [{ field: error.field, message: error.message }],
+          });
+        if (error instanceof OAuthError)
+          throw new AppError('service_unavailable', `${platform} could not check the credential right now`, {
+            retryAfter: 5,
+          });
+        throw error;
+      }
+      const instanceUrl = platform === 'bluesky' ? (identity.credentials.extra?.service ?? null) : null;
+      return store(accountId, platform, instanceUrl, identity);
+    },
+
+    /** Disconnects on purpose (204; `account.disconnected`); another tenant's id is 404. */
+    async disconnect(accountId: string, socialAccountId: string): Promise<void> {
+      if (!UUID_PATTERN.test(socialAccountId)) throw new AppError('not_found', 'No such connected account');
+      const done = await deps.socialAccounts.disconnect(accountId, socialAccountId, 'manual');
+      if (!done) throw new AppError('not_found', 'No such connected account');
+    },
+  };
+}
+
+export type TConnectService = ReturnType<typeof createConnectService>;

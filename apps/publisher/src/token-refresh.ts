@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import {
+  openCredentials,
+  sealCredentials,
+  type TOAuthAppEnv,
+  type TPlatform,
+  type TSocialCredentials,
+} from '@sps/core';
+import type { TSocialAccountRepository, TStoredToken, TTokenRepository } from '@sps/db';
+import { OAuthError, oauthProviderOf, resolveOAuthApp, type TOAuthCall, type TTokenSet } from '@sps/networks';
+import { enqueueTokenRefresh, JOBS, type TQueues } from '@sps/queue';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+export interface TTokenRefreshConfig {
+  /** `OAUTH_<NAME>_*` and `NETWORK_<NAME>_TOKEN_URL` per network. */
+  apps: Partial<Record<TPlatform, TOAuthAppEnv>>;
+  baseUrls: Partial<Record<TPlatform, string>>;
+  apiVersions?: Partial<Record<TPlatform, string>>;
+  timeoutMs: number;
+  /** Redis key prefix of the per-account locks. */
+  prefix: string;
+  /** How long a lock is held at most (a refresher that dies frees it then). */
+  lockMs?: number;
+  /** How long a publish waits for another process's refresh of the same account. */
+  lockWaitMs?: number;
+}
+
+/** Why a token could not be made usable: the account is disconnected, or try again later. */
+export type TFreshToken =
+  | { ok: true; token: string }
+  | { ok: false; reason: 'refused'; message: string }
+  | { ok: false; reason: 'transient'; message: string };
+
+/** A token that expires within this much is refreshed before a publish uses it. */
+const PUBLISH_SKEW_MS = 60_000;
+
+// Compare-and-delete: only the holder (its random value) releases the lock.
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+
+/**
+ * Keeps connected accounts' tokens alive (DESIGN invariant 7). Refreshes of one account are serialized
+ * by a Redis lock, the credentials are re-read once it is held (another process may have refreshed
+ * meanwhile), and the result is stored only over the version that was read (a fencing check in
+ * PostgreSQL), so a single-use refresh token is never spent twice. Only a definitive refusal disconnects.
+ */
+export function createTokenRefresher(deps: {
+  redis: Redis;
+  tokens: TTokenRepository;
+  socialAccounts: TSocialAccountRepository;
+  queues: TQueues;
+  encryptionKey: Buffer;
+  logger: Logger;
+  config: TTokenRefreshConfig;
+}) {
+  const { config } = deps;
+  const lockMs = config.lockMs ?? 30_000;
+  const lockWaitMs = config.lockWaitMs ?? 20_000;
+
+  function callOf(platform: TPlatform): TOAuthCall | null {
+    const app = resolveOAuthApp(platform, config.apps[platform]);
+    if (!app) return null;
+    return {
+      platform,
+      app,
+      redirectUri: '',
+      apiBaseUrl: config.baseUrls[platform],
+      apiVersion: config.apiVersions?.[platform],
+      timeoutMs: config.timeoutMs,
+    };
+  }
+
+  async function withLock<T>(socialAccountId: string, work: () => Promise<T>): Promise<T | null> {
+    const key = `${config.prefix}:token-lock:${socialAccountId}`;
+    const holder = randomUUID();
+    const deadline = Date.now() + lockWaitMs;
+    for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
+      if ((await deps.redis.set(key, holder, 'PX', lockMs, 'NX')) === 'OK') break;
+      if (Date.now() >= deadline) return null;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    try {
+      return await work();
+    } finally {
+      await deps.redis.eval(RELEASE, 1, key, holder).catch(() => undefined);
+    }
+  }
+
+  function dueAt(stored: TStoredToken, credentials: TSocialCredentials): Date | null {
+    return (
+      oauthProviderOf(stored.platform)?.refreshDueAt(
+        stored.tokenExpiresAt,
+        stored.tokenIssuedAt,
+        credentials,
+      ) ?? null
+    );
+  }
+
+  async function scheduleNext(socialAccountId: string, due: Date | null) {
+    if (!due) return;
+    await enqueueTokenRefresh(deps.queues, socialAccountId, due).catch((err: Error) =>
+      deps.logger.warn({ err: err.message, socialAccountId }, 'could not enqueue the next token refresh'),
+    );
+  }
+
+  /**
+   * Refreshes under the lock when `needed(stored)` still holds after re-reading. Returns the usable
+   * token, or why there is none.
+   */
+  async function refreshIf(
+    socialAccountId: string,
+    needed: (stored: TStoredToken, credentials: TSocialCredentials) => boolean,
+  ): Promise<TFreshToken> {
+    const outcome = await withLock(socialAccountId, async (): Promise<TFreshToken> => {
+      const stored = await deps.tokens.read(socialAccountId);
+      if (!stored?.isActive)
+        return { ok: false, reason: 'refused', message: 'The account is no longer connected.' };
+      const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey);
+      if (!needed(stored, credentials)) return { ok: true, token: credentials.token };
+      const provider = oauthProviderOf(stored.platform);
+      const call = callOf(stored.platform);
+      if (!provider?.refresh || !call || (!credentials.refreshToken && provider.rotatingRefresh)) {
+        return {
+          ok: false,
+          reason: 'refused',
+          message: `The ${stored.platform} token cannot be refreshed; reconnect the account.`,
+        };
+      }
+      let tokens: TTokenSet;
+      try {
+        tokens = await provider.refresh(call, credentials);
+      } catch (error) {
+        const e = error instanceof OAuthError ? error : new OAuthError('transient', (error as Error).message);
+        deps.logger.warn(
+          { socialAccountId, platform: stored.platform, kind: e.kind, code: e.code, status: e.status },
+          'token refresh failed',
+        );
+        if (e.kind === 'refused') {
+          await deps.socialAccounts.disconnect(stored.accountId, stored.id, 'expired');
+          return {
+            ok: false,
+            reason: 'refused',
+            message: `${stored.platform} refused the token: ${e.message}. Reconnect the account.`,
+          };
+        }
+        // A configuration problem is not the user's fault and may be fixed: retried like an outage.
+        return { ok: false, reason: 'transient', message: e.message };
+      }
+      const next: TSocialCredentials = {
+        ...credentials,
+        token: tokens.accessToken,
+        ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+        ...(tokens.refreshExpiresAt ? { refreshExpiresAt: tokens.refreshExpiresAt.toISOString() } : {}),
+      };
+      const issuedAt = new Date();
+      const stored2 = await deps.tokens.storeRefreshed(stored.id, stored.credentialsVersion, {
+        credentialsEncrypted: sealCredentials(next, deps.encryptionKey),
+        tokenExpiresAt: tokens.expiresAt,
+        tokenIssuedAt: issuedAt,
+      });
+      if (!stored2) {
+        // Someone wrote newer credentials (a reconnect, or a refresher whose lock had lapsed): use theirs.
+        const latest = await deps.tokens.read(socialAccountId);
+        if (!latest?.isActive)
+          return { ok: false, reason: 'refused', message: 'The account is no longer connected.' };
+        return { ok: true, token: openCredentials(latest.credentialsEncrypted, deps.encryptionKey).token };
+      }
+      deps.logger.info({ socialAccountId, platform: stored.platform }, 'token refreshed');
+      await scheduleNext(
+        stored.id,
+        dueAt({ ...stored, tokenExpiresAt: tokens.expiresAt, tokenIssuedAt: issuedAt }, next),
+      );
+      return { ok: true, token: tokens.accessToken };
+    });
+    return (
+      outcome ?? {
+        ok: false,
+        reason: 'transient',
+        message: 'Another refresh of this account is still running.',
+      }
+    );
+  }
+
+  return {
+    /**
+     * The token to publish with: the stored one, refreshed first when it expires within a minute. Reads
+     * the credentials again (a refresh elsewhere may have replaced what the publish job loaded).
+     */
+    async forPublish(socialAccountId: string, loadedExpiresAt: string | null): Promise<TFreshToken | null> {
+      if (!loadedExpiresAt) return null;
+      const soon = (stored: TStoredToken) =>
+        stored.tokenExpiresAt !== null && stored.tokenExpiresAt.getTime() - Date.now() < PUBLISH_SKEW_MS;
+      const stored = await deps.tokens.read(socialAccountId);
+      if (!stored?.isActive)
+        return { ok: false, reason: 'refused', message: 'The account is no longer connected.' };
+      if (!soon(stored))
+        return { ok: true, token: openCredentials(stored.credentialsEncrypted, deps.encryptionKey).token };
+      return refreshIf(socialAccountId, soon);
+    },
+
+    /**
+     * The network answered 401 to `staleToken`: one refresh (unless another process already replaced
+     * that token), for one retry of the call. Null when the account has nothing to refresh with.
+     */
+    async afterUnauthorized(socialAccountId: string, staleToken: string): Promise<TFreshToken | null> {
+      const stored = await deps.tokens.read(socialAccountId);
+      if (!stored?.isActive) return null;
+      const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey);
+      const provider = oauthProviderOf(stored.platform);
+      // Meta's long-lived tokens refresh with themselves: once refused, nothing can renew them.
+      if (!provider?.refresh || !credentials.refreshToken)
+        return credentials.token !== staleToken ? { ok: true, token: credentials.token } : null;
+      return refreshIf(socialAccountId, (_s, current) => current.token === staleToken);
+    },
+
+    /** The refresh job: refreshes when the stored token is due (a job for an older token finds nothing to do). */
+    async refreshJob(socialAccountId: string): Promise<TFreshToken | { ok: true; skipped: true }> {
+      const stored = await deps.tokens.read(socialAccountId);
+      if (!stored?.isActive) return { ok: true, skipped: true };
+      const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey);
+      const due = dueAt(stored, credentials);
+      if (!due) return { ok: true, skipped: true };
+      if (due.getTime() > Date.now() + 1000) {
+        await scheduleNext(socialAccountId, due);
+        return { ok: true, skipped: true };
+      }
+      return refreshIf(socialAccountId, (s, c) => {
+        const d = dueAt(s, c);
+        return d !== null && d.getTime() <= Date.now() + 1000;
+      });
+    },
+
+    /**
+     * Reconciler: refresh jobs for every token due within the horizon, rebuilt from PostgreSQL. An
+     * overdue one whose job already finished (failed after its retries, or ran early) is enqueued again.
+     */
+    async reconcile(horizonMs: number): Promise<number> {
+      let enqueued = 0;
+      // Meta's 60-day tokens are due ten days ahead: look that far for due times inside the horizon.
+      for (const stored of await deps.tokens.expiringBefore(new Date(Date.now() + 15 * 86_400_000), 1000)) {
+        const due = dueAt(stored, openCredentials(stored.credentialsEncrypted, deps.encryptionKey));
+        if (!due || due.getTime() >= Date.now() + horizonMs) continue;
+        if (due.getTime() < Date.now() - 60_000) {
+          const job = await deps.queues.schedule.getJob(
+            JOBS.tokenRefresh.jobId({ socialAccountId: stored.id, dueAt: due.getTime() }),
+          );
+          const state = job ? await job.getState() : null;
+          if (job && (state === 'completed' || state === 'failed')) await job.remove().catch(() => undefined);
+        }
+        await scheduleNext(stored.id, due);
+        enqueued += 1;
+      }
+      return enqueued;
+    },
+  };
+}
+
+export type TTokenRefresher = ReturnType<typeof createTokenRefresher>;

@@ -1,0 +1,65 @@
+import { buildAuthorizeUrl, codeGrant, credentialsOf } from './grants.js';
+import { OAuthError, type TOAuthProvider } from './oauth-types.js';
+import { jsonRequest } from './token-http.js';
+
+export const MASTODON_SCOPES = ['read:accounts', 'write:statuses', 'write:media'] as const;
+
+/**
+ * Registers the service's app on a Mastodon instance (each server is its own authorization server).
+ * https://docs.joinmastodon.org/methods/apps/#create
+ */
+export async function registerMastodonApp(
+  instanceUrl: string,
+  redirectUri: string,
+  options: { clientName: string; website?: string; timeoutMs: number; userChosenHost: boolean },
+): Promise<{ clientId: string; clientSecret: string }> {
+  const body = await jsonRequest<{ client_id?: string; client_secret?: string }>({
+    method: 'POST',
+    url: `${instanceUrl.replace(/\/+$/, '')}/api/v1/apps`,
+    form: {
+      client_name: options.clientName,
+      redirect_uris: redirectUri,
+      scopes: MASTODON_SCOPES.join(' '),
+      ...(options.website ? { website: options.website } : {}),
+    },
+    timeoutMs: options.timeoutMs,
+    userChosenHost: options.userChosenHost,
+  });
+  if (!body.client_id || !body.client_secret)
+    throw new OAuthError('invalid', 'The instance did not register the app');
+  return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
+/**
+ * Mastodon: authorization code (PKCE S256, Mastodon 4.3+) against the instance's /oauth/authorize and
+ * /oauth/token with the app registered there; tokens do not expire.
+ * https://docs.joinmastodon.org/client/token/ https://docs.joinmastodon.org/methods/oauth/
+ * The user: GET /api/v1/accounts/verify_credentials.
+ */
+export const mastodonOAuth: TOAuthProvider = {
+  platform: 'mastodon',
+  scopes: MASTODON_SCOPES,
+  pkce: true,
+  rotatingRefresh: false,
+  authorizeUrl: (call, state, verifier) => buildAuthorizeUrl(call, state, verifier, mastodonOAuth.scopes),
+  async complete(call, code, verifier) {
+    const { tokens } = await codeGrant(call, 'basic', code, verifier);
+    const me = await jsonRequest<{ id?: string; acct?: string; username?: string }>({
+      method: 'GET',
+      url: `${(call.apiBaseUrl ?? '').replace(/\/+$/, '')}/api/v1/accounts/verify_credentials`,
+      bearer: tokens.accessToken,
+      timeoutMs: call.timeoutMs,
+      userChosenHost: call.userChosenHost ?? false,
+    });
+    if (!me.id) throw new OAuthError('invalid', 'The instance did not say who connected');
+    return [
+      {
+        externalId: me.id,
+        accountName: me.acct ?? me.username ?? me.id,
+        credentials: credentialsOf(tokens),
+        tokenExpiresAt: tokens.expiresAt,
+      },
+    ];
+  },
+  refreshDueAt: () => null,
+};

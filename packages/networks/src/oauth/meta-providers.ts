@@ -1,0 +1,212 @@
+import { buildAuthorizeUrl, codeGrant, credentialsOf, fromTokenBody } from './grants.js';
+import { OAuthError, type TOAuthCall, type TOAuthProvider, type TTokenSet } from './oauth-types.js';
+import { jsonRequest } from './token-http.js';
+
+const DAY_MS = 86_400_000;
+
+function base(call: TOAuthCall, fallback: string): string {
+  return (call.apiBaseUrl ?? fallback).replace(/\/+$/, '');
+}
+
+function str(value: unknown, what: string): string {
+  if (typeof value === 'string' && value) return value;
+  if (typeof value === 'number') return String(value);
+  throw new OAuthError('invalid', `The network's answer has no ${what}`);
+}
+
+/**
+ * Meta's long-lived tokens (60 days) are refreshed with their own grant, only once a day old and before
+ * they expire; refreshing every few days keeps them alive indefinitely. Due: a day after issue, or ten
+ * days before expiry, whichever is later.
+ */
+function metaRefreshDueAt(expiresAt: Date | null, issuedAt: Date | null): Date | null {
+  if (!expiresAt) return null;
+  const dayOld = (issuedAt?.getTime() ?? Date.now()) + DAY_MS;
+  return new Date(Math.max(dayOld, expiresAt.getTime() - 10 * DAY_MS));
+}
+
+/**
+ * Threads: authorization code (short-lived token, one hour), then `th_exchange_token` for a 60-day token,
+ * refreshed with `th_refresh_token` once at least 24 hours old.
+ * https://developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions
+ * https://developers.facebook.com/docs/threads/get-started/long-lived-tokens/
+ */
+export const threadsOAuth: TOAuthProvider = {
+  platform: 'threads',
+  scopes: ['threads_basic', 'threads_content_publish'],
+  pkce: false,
+  rotatingRefresh: false,
+  authorizeUrl: (call, state) =>
+    buildAuthorizeUrl(call, state, null, threadsOAuth.scopes, { scopeSeparator: ',' }),
+  async complete(call, code) {
+    const { tokens: short } = await codeGrant(call, 'post', code, null);
+    const graph = base(call, 'https://graph.threads.net');
+    const long = fromTokenBody(
+      await jsonRequest({
+        method: 'GET',
+        url: `${graph}/access_token`,
+        searchParams: {
+          grant_type: 'th_exchange_token',
+          client_secret: call.app.clientSecret,
+          access_token: short.accessToken,
+        },
+        timeoutMs: call.timeoutMs,
+      }),
+    );
+    const me = await jsonRequest<{ id?: string; username?: string }>({
+      method: 'GET',
+      url: `${graph}/${call.apiVersion ?? 'v1.0'}/me`,
+      searchParams: { fields: 'id,username' },
+      bearer: long.accessToken,
+      timeoutMs: call.timeoutMs,
+    });
+    return [
+      {
+        externalId: str(me.id, 'user id'),
+        accountName: str(me.username, 'username'),
+        credentials: credentialsOf(long),
+        tokenExpiresAt: long.expiresAt,
+      },
+    ];
+  },
+  async refresh(call, credentials): Promise<TTokenSet> {
+    return fromTokenBody(
+      await jsonRequest({
+        method: 'GET',
+        url: `${base(call, 'https://graph.threads.net')}/refresh_access_token`,
+        searchParams: { grant_type: 'th_refresh_token', access_token: credentials.token },
+        timeoutMs: call.timeoutMs,
+      }),
+    );
+  },
+  refreshDueAt: metaRefreshDueAt,
+};
+
+/**
+ * Instagram API with Instagram Login: authorization code at api.instagram.com (short-lived token), then
+ * `ig_exchange_token` at graph.instagram.com for a 60-day token, refreshed with `ig_refresh_token`.
+ * https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login
+ * https://developers.facebook.com/documentation/instagram-platform/reference/access_token
+ * https://developers.facebook.com/documentation/instagram-platform/reference/refresh_access_token
+ */
+export const instagramOAuth: TOAuthProvider = {
+  platform: 'instagram',
+  scopes: ['instagram_business_basic', 'instagram_business_content_publish'],
+  pkce: false,
+  rotatingRefresh: false,
+  authorizeUrl: (call, state) =>
+    buildAuthorizeUrl(call, state, null, instagramOAuth.scopes, { scopeSeparator: ',' }),
+  async complete(call, code) {
+    // The answer is `{data: [{access_token, user_id, permissions}]}` (older: the object itself).
+    const { body } = await codeGrant(call, 'post', code, null);
+    const first = Array.isArray(body.data) ? (body.data[0] as Record<string, unknown>) : body;
+    const short = fromTokenBody(first);
+    const graph = base(call, 'https://graph.instagram.com');
+    const long = fromTokenBody(
+      await jsonRequest({
+        method: 'GET',
+        url: `${graph}/access_token`,
+        searchParams: {
+          grant_type: 'ig_exchange_token',
+          client_secret: call.app.clientSecret,
+          access_token: short.accessToken,
+        },
+        timeoutMs: call.timeoutMs,
+      }),
+    );
+    const me = await jsonRequest<{ user_id?: string | number; id?: string; username?: string }>({
+      method: 'GET',
+      url: `${graph}/${call.apiVersion ?? 'v25.0'}/me`,
+      searchParams: { fields: 'user_id,username' },
+      bearer: long.accessToken,
+      timeoutMs: call.timeoutMs,
+    });
+    return [
+      {
+        externalId: str(me.user_id ?? me.id ?? first.user_id, 'user id'),
+        accountName: str(me.username, 'username'),
+        credentials: credentialsOf(long),
+        tokenExpiresAt: long.expiresAt,
+      },
+    ];
+  },
+  async refresh(call, credentials): Promise<TTokenSet> {
+    return fromTokenBody(
+      await jsonRequest({
+        method: 'GET',
+        url: `${base(call, 'https://graph.instagram.com')}/refresh_access_token`,
+        searchParams: { grant_type: 'ig_refresh_token', access_token: credentials.token },
+        timeoutMs: call.timeoutMs,
+      }),
+    );
+  },
+  refreshDueAt: metaRefreshDueAt,
+};
+
+/**
+ * Facebook Login for a Page: code → user token (GET /oauth/access_token), `fb_exchange_token` for a
+ * long-lived user token, then the Pages the person granted (GET /me/accounts) with their Page tokens,
+ * which do not expire when obtained from a long-lived user token. Each chosen Page is one account.
+ * https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
+ * https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived
+ * https://developers.facebook.com/docs/pages-api/getting-started
+ */
+export const facebookOAuth: TOAuthProvider = {
+  platform: 'facebook',
+  scopes: ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'],
+  pkce: false,
+  rotatingRefresh: false,
+  authorizeUrl: (call, state) =>
+    buildAuthorizeUrl(call, state, null, facebookOAuth.scopes, { scopeSeparator: ',' }),
+  async complete(call, code, _verifier, selection) {
+    const user = fromTokenBody(
+      await jsonRequest({
+        method: 'GET',
+        url: call.app.tokenUrl,
+        searchParams: {
+          client_id: call.app.clientId,
+          client_secret: call.app.clientSecret,
+          redirect_uri: call.redirectUri,
+          code,
+        },
+        timeoutMs: call.timeoutMs,
+      }),
+    );
+    const long = fromTokenBody(
+      await jsonRequest({
+        method: 'GET',
+        url: call.app.tokenUrl,
+        searchParams: {
+          grant_type: 'fb_exchange_token',
+          client_id: call.app.clientId,
+          client_secret: call.app.clientSecret,
+          fb_exchange_token: user.accessToken,
+        },
+        timeoutMs: call.timeoutMs,
+      }),
+    );
+    const graph = `${base(call, 'https://graph.facebook.com')}/${call.apiVersion ?? 'v25.0'}`;
+    const pages = await jsonRequest<{ data?: { id?: string; name?: string; access_token?: string }[] }>({
+      method: 'GET',
+      url: `${graph}/me/accounts`,
+      searchParams: { fields: 'id,name,access_token', limit: '100' },
+      bearer: long.accessToken,
+      timeoutMs: call.timeoutMs,
+    });
+    const granted = (pages.data ?? []).filter((p) => p.id && p.access_token);
+    const chosen = selection ? granted.filter((p) => p.id === selection) : granted;
+    if (chosen.length === 0)
+      throw new OAuthError(
+        'invalid',
+        selection ? `Page ${selection} was not among the Pages granted` : 'No Facebook Page was granted',
+        'no_page',
+      );
+    return chosen.map((page) => ({
+      externalId: str(page.id, 'page id'),
+      accountName: str(page.name, 'page name'),
+      credentials: { token: str(page.access_token, 'page token') },
+      tokenExpiresAt: null,
+    }));
+  },
+  refreshDueAt: () => null,
+};

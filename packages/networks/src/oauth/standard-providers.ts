@@ -1,0 +1,172 @@
+import { beforeExpiry, buildAuthorizeUrl, codeGrant, credentialsOf, refreshGrant } from './grants.js';
+import { OAuthError, type TOAuthCall, type TOAuthProvider } from './oauth-types.js';
+import { jsonRequest } from './token-http.js';
+
+/** Short-lived access tokens are refreshed this long before they expire (a publish in between checks again). */
+const SHORT_MARGIN_MS = 10 * 60_000;
+
+function api(call: TOAuthCall, fallback: string): string {
+  return (call.apiBaseUrl ?? fallback).replace(/\/+$/, '');
+}
+
+function str(value: unknown, what: string): string {
+  if (typeof value === 'string' && value) return value;
+  if (typeof value === 'number') return String(value);
+  throw new OAuthError('invalid', `The network's answer has no ${what}`);
+}
+
+/**
+ * X: OAuth 2.0 authorization code with PKCE (S256); `offline.access` gives a refresh token, access tokens
+ * live two hours and refresh tokens are single-use (each refresh returns a new one).
+ * https://docs.x.com/fundamentals/authentication/oauth-2-0/authorization-code
+ * The user: GET /2/users/me. https://docs.x.com/x-api/users/user-lookup-me
+ */
+export const twitterOAuth: TOAuthProvider = {
+  platform: 'twitter',
+  scopes: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'],
+  pkce: true,
+  rotatingRefresh: true,
+  authorizeUrl: (call, state, verifier) => buildAuthorizeUrl(call, state, verifier, twitterOAuth.scopes),
+  async complete(call, code, verifier) {
+    const { tokens } = await codeGrant(call, 'basic', code, verifier);
+    const me = await jsonRequest<{ data?: { id?: string; username?: string } }>({
+      method: 'GET',
+      url: `${api(call, 'https://api.x.com')}/2/users/me`,
+      bearer: tokens.accessToken,
+      timeoutMs: call.timeoutMs,
+    });
+    return [
+      {
+        externalId: str(me.data?.id, 'user id'),
+        accountName: str(me.data?.username, 'username'),
+        credentials: credentialsOf(tokens),
+        tokenExpiresAt: tokens.expiresAt,
+      },
+    ];
+  },
+  // X answers a spent or revoked refresh token with 400 invalid_request, not invalid_grant.
+  refresh: (call, credentials) => refreshGrant(call, 'basic', credentials, { invalidRequestIsRefusal: true }),
+  refreshDueAt: beforeExpiry(SHORT_MARGIN_MS),
+};
+
+/**
+ * YouTube through Google's OAuth 2.0 for web servers: `access_type=offline` and `prompt=consent` so a
+ * refresh token is issued on every connect; access tokens live an hour; Google keeps the refresh token
+ * (it is not sent again on refresh). https://developers.google.com/identity/protocols/oauth2/web-server
+ * The channel: GET /youtube/v3/channels?part=snippet&mine=true. https://developers.google.com/youtube/v3/docs/channels/list
+ */
+export const youtubeOAuth: TOAuthProvider = {
+  platform: 'youtube',
+  scopes: [
+    'https://www.googleapis.com/auth/youtube.upload',
+    'https://www.googleapis.com/auth/youtube.readonly',
+  ],
+  pkce: true,
+  rotatingRefresh: false,
+  authorizeUrl: (call, state, verifier) =>
+    buildAuthorizeUrl(call, state, verifier, youtubeOAuth.scopes, {
+      extra: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
+    }),
+  async complete(call, code, verifier) {
+    const { tokens } = await codeGrant(call, 'basic', code, verifier);
+    const channels = await jsonRequest<{
+      items?: { id?: string; snippet?: { title?: string; customUrl?: string } }[];
+    }>({
+      method: 'GET',
+      url: `${api(call, 'https://www.googleapis.com')}/youtube/v3/channels`,
+      searchParams: { part: 'snippet', mine: 'true' },
+      bearer: tokens.accessToken,
+      timeoutMs: call.timeoutMs,
+    });
+    const channel = channels.items?.[0];
+    if (!channel) throw new OAuthError('invalid', 'This Google account has no YouTube channel');
+    return [
+      {
+        externalId: str(channel.id, 'channel id'),
+        accountName: channel.snippet?.customUrl ?? str(channel.snippet?.title, 'channel title'),
+        credentials: credentialsOf(tokens),
+        tokenExpiresAt: tokens.expiresAt,
+      },
+    ];
+  },
+  refresh: (call, credentials) => refreshGrant(call, 'basic', credentials),
+  refreshDueAt: beforeExpiry(SHORT_MARGIN_MS),
+};
+
+/**
+ * LinkedIn: 3-legged authorization code, client credentials in the form body, access tokens for 60 days;
+ * refresh tokens only for apps LinkedIn enabled for programmatic refresh (used when sent).
+ * https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow
+ * https://learn.microsoft.com/en-us/linkedin/shared/authentication/programmatic-refresh-tokens
+ * The member: OpenID Connect userinfo (`sub`), posting as `urn:li:person:{sub}`.
+ * https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2
+ */
+export const linkedinOAuth: TOAuthProvider = {
+  platform: 'linkedin',
+  scopes: ['openid', 'profile', 'w_member_social'],
+  pkce: false,
+  rotatingRefresh: false,
+  authorizeUrl: (call, state) => buildAuthorizeUrl(call, state, null, linkedinOAuth.scopes),
+  async complete(call, code) {
+    const { tokens } = await codeGrant(call, 'post', code, null);
+    const me = await jsonRequest<{ sub?: string; name?: string }>({
+      method: 'GET',
+      url: `${api(call, 'https://api.linkedin.com')}/v2/userinfo`,
+      bearer: tokens.accessToken,
+      timeoutMs: call.timeoutMs,
+    });
+    return [
+      {
+        externalId: `urn:li:person:${str(me.sub, 'member id')}`,
+        accountName: str(me.name, 'name'),
+        credentials: credentialsOf(tokens),
+        tokenExpiresAt: tokens.expiresAt,
+      },
+    ];
+  },
+  refresh: (call, credentials) => refreshGrant(call, 'post', credentials),
+  // 60-day tokens: refreshed a week ahead where a refresh token exists; otherwise the owner reconnects.
+  refreshDueAt: beforeExpiry(7 * 86_400_000),
+};
+
+/**
+ * TikTok Login Kit (web): `client_key` instead of `client_id`, comma-separated scopes; access tokens
+ * live 24 hours (2 hours in the newer page), refresh tokens rotate (the previous one stops working).
+ * https://developers.tiktok.com/doc/login-kit-web
+ * https://developers.tiktok.com/docs/en/oauth-refresh-a-user-access-token
+ * The user: GET /v2/user/info/. https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info
+ */
+export const tiktokOAuth: TOAuthProvider = {
+  platform: 'tiktok',
+  scopes: ['user.info.basic', 'video.publish'],
+  pkce: false,
+  rotatingRefresh: true,
+  authorizeUrl: (call, state) =>
+    buildAuthorizeUrl(call, state, null, tiktokOAuth.scopes, {
+      scopeSeparator: ',',
+      clientIdParam: 'client_key',
+    }),
+  async complete(call, code) {
+    const { tokens, body } = await codeGrant(call, 'tiktok', code, null);
+    const info = await jsonRequest<{
+      data?: { user?: { open_id?: string; display_name?: string; username?: string } };
+    }>({
+      method: 'GET',
+      url: `${api(call, 'https://open.tiktokapis.com')}/v2/user/info/`,
+      searchParams: { fields: 'open_id,display_name,username' },
+      bearer: tokens.accessToken,
+      timeoutMs: call.timeoutMs,
+    });
+    const user = info.data?.user;
+    return [
+      {
+        externalId: str(user?.open_id ?? body.open_id, 'open_id'),
+        accountName: user?.username ?? str(user?.display_name, 'display name'),
+        credentials: credentialsOf(tokens),
+        tokenExpiresAt: tokens.expiresAt,
+      },
+    ];
+  },
+  refresh: (call, credentials) => refreshGrant(call, 'tiktok', credentials),
+  refreshDueAt: beforeExpiry(SHORT_MARGIN_MS),
+};
