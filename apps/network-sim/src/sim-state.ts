@@ -23,6 +23,8 @@ export interface TSimPost {
   replyTo: string | null;
   media: unknown;
   idempotencyKey: string | null;
+  /** Who wrote it, in the network's id form (the read-back endpoints list a user's or channel's posts). */
+  author?: string;
   deleted: boolean;
   at: string;
 }
@@ -102,6 +104,13 @@ export class SimState {
 
   postsOf(platform?: TPlatform): TSimPost[] {
     return [...this.posts.values()].filter((p) => !platform || p.platform === platform);
+  }
+
+  /** A user's (or channel's) posts on a network that are not deleted, newest first (read-back endpoints). */
+  timelineOf(platform: TPlatform, author: string, since?: number): TSimPost[] {
+    return this.postsOf(platform)
+      .filter((p) => p.author === author && !p.deleted && (since === undefined || Date.parse(p.at) >= since))
+      .reverse();
   }
 
   addFault(fault: TFault): void {
