@@ -18,7 +18,13 @@ export function inWindow(probe: TPublishedProbe, at: string | number | Date | un
   return ms >= windowStart(probe).getTime() && ms <= windowEnd(probe).getTime();
 }
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+};
 
 /**
  * Whether a post's text is the text that was sent. Networks give it back HTML-escaped (X, Slack) and with

@@ -19,6 +19,8 @@ interface TSpec {
   account: Omit<TConnectorAccount, 'platform' | 'id'>;
   /** Path fragment of the read endpoint (faults are aimed at it). */
   readPath: string;
+  /** Media every post of this network needs (Instagram). */
+  media?: TPublishInput['media'];
 }
 
 const SPECS: TSpec[] = [
@@ -27,6 +29,22 @@ const SPECS: TSpec[] = [
     account: { accountName: 'sps_test', externalId: null, instanceUrl: null, token: 'x-token' },
     readPath: '/tweets?',
   },
+  {
+    platform: 'threads',
+    account: { accountName: 'sps_threads', externalId: 'threads-user-1', instanceUrl: null, token: 't' },
+    readPath: '/threads?',
+  },
+  {
+    platform: 'instagram',
+    account: { accountName: 'sps_ig', externalId: 'ig-1', instanceUrl: null, token: 'ig-token' },
+    readPath: '/media?',
+    media: { images: [{ url: 'https://media.example/cat.jpg' }], video: null },
+  },
+  {
+    platform: 'facebook',
+    account: { accountName: 'Sps Page', externalId: 'page-1', instanceUrl: null, token: 'page-token' },
+    readPath: '/published_posts',
+  },
 ];
 
 let running: TRunningSim;
@@ -34,7 +52,11 @@ let connectors: Partial<Record<TPlatform, TNetworkConnector>>;
 
 beforeAll(async () => {
   running = await startNetworkSim();
-  connectors = createConnectors({ baseUrls: running.baseUrls, timeoutMs: 2000 });
+  connectors = createConnectors({
+    baseUrls: running.baseUrls,
+    timeoutMs: 2000,
+    processingWait: { intervalMs: 10, maxWaitMs: 2000 },
+  });
 });
 afterAll(() => running.close());
 beforeEach(() => running.sim.reset());
@@ -52,7 +74,7 @@ describe.each(SPECS)('$platform read-back', (spec) => {
     const outcome = await connector().publish({
       account,
       text,
-      media: null,
+      media: spec.media ?? null,
       replyTo: null,
       root: null,
       idempotencyKey: `key-${text}`,
@@ -67,7 +89,7 @@ describe.each(SPECS)('$platform read-back', (spec) => {
     text,
     replyTo: null,
     root: null,
-    mediaCount: 0,
+    mediaCount: (spec.media?.images.length ?? 0) + (spec.media?.video ? 1 : 0),
     idempotencyKey: `key-${text}`,
     postCreatedAt: new Date(),
     since: new Date(Date.now() - 5_000),
@@ -91,7 +113,12 @@ describe.each(SPECS)('$platform read-back', (spec) => {
   });
 
   it('cannot tell when the network refuses the read', async () => {
-    running.sim.addFault({ platform: spec.platform, kind: 'rejected', remaining: 1, pathIncludes: spec.readPath });
+    running.sim.addFault({
+      platform: spec.platform,
+      kind: 'rejected',
+      remaining: 1,
+      pathIncludes: spec.readPath,
+    });
     const outcome = await connector().findPublished(probe(unique('refused')));
     expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('refused') });
   });
@@ -126,7 +153,12 @@ describe('matching what was sent', () => {
     const root = await x.publish({ ...base, text: unique('root'), replyTo: null, idempotencyKey: 'r' });
     if (!root.ok) throw new Error('root failed');
     const text = unique('reply');
-    const reply = await x.publish({ ...base, text, replyTo: { remoteId: root.remoteId }, idempotencyKey: 'a' });
+    const reply = await x.publish({
+      ...base,
+      text,
+      replyTo: { remoteId: root.remoteId },
+      idempotencyKey: 'a',
+    });
     if (!reply.ok) throw new Error('reply failed');
     const ask = (replyTo: TRemoteRef | null) =>
       x.findPublished?.({
