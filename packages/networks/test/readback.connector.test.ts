@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { TPlatform } from '@sps/core';
-import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
+import { LINKEDIN_SIM_MEMBER_READ_TOKEN, startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type {
   TConnectorAccount,
   TNetworkConnector,
@@ -45,6 +45,37 @@ const SPECS: TSpec[] = [
     account: { accountName: 'Sps Page', externalId: 'page-1', instanceUrl: null, token: 'page-token' },
     readPath: '/published_posts',
   },
+  {
+    platform: 'linkedin',
+    account: {
+      accountName: 'Sps Member',
+      externalId: 'urn:li:person:abc',
+      instanceUrl: null,
+      // A token of an app granted r_member_social (see LINKEDIN_SIM_MEMBER_READ_TOKEN).
+      token: `token-${LINKEDIN_SIM_MEMBER_READ_TOKEN}`,
+    },
+    readPath: '/rest/posts?',
+  },
+  {
+    platform: 'slack',
+    account: { accountName: 'sps-bot', externalId: 'C123', instanceUrl: null, token: 'xoxb-sim' },
+    readPath: 'conversations.history',
+  },
+  {
+    platform: 'discord',
+    account: { accountName: 'sps-bot', externalId: 'channel-1', instanceUrl: null, token: 'discord-bot' },
+    readPath: '/messages?',
+  },
+  {
+    platform: 'bluesky',
+    account: {
+      accountName: 'user.bsky.social',
+      externalId: 'user.bsky.social',
+      instanceUrl: null,
+      token: 'app-pw',
+    },
+    readPath: 'getRecord',
+  },
 ];
 
 let running: TRunningSim;
@@ -65,6 +96,8 @@ const unique = (label: string) => `${label} ${Math.random().toString(36).slice(2
 
 describe.each(SPECS)('$platform read-back', (spec) => {
   const account: TConnectorAccount = { ...spec.account, id: `acc-${spec.platform}`, platform: spec.platform };
+  // Bluesky's record key comes from the idempotency key and the post's creation time.
+  const postCreatedAt = new Date(Date.now() - 1_000);
   const connector = () => {
     const c = connectors[spec.platform];
     if (!c?.findPublished) throw new Error(`${spec.platform} has no findPublished`);
@@ -78,7 +111,7 @@ describe.each(SPECS)('$platform read-back', (spec) => {
       replyTo: null,
       root: null,
       idempotencyKey: `key-${text}`,
-      postCreatedAt: new Date(),
+      postCreatedAt,
       ...extra,
     });
     if (!outcome.ok) throw new Error(outcome.failure.message);
@@ -91,7 +124,7 @@ describe.each(SPECS)('$platform read-back', (spec) => {
     root: null,
     mediaCount: (spec.media?.images.length ?? 0) + (spec.media?.video ? 1 : 0),
     idempotencyKey: `key-${text}`,
-    postCreatedAt: new Date(),
+    postCreatedAt,
     since: new Date(Date.now() - 5_000),
     until: new Date(),
     ...extra,
@@ -134,6 +167,53 @@ describe.each(SPECS)('$platform read-back', (spec) => {
     const outcome = await connector().findPublished(probe(unique('limited')));
     expect(outcome).toMatchObject({ kind: 'failed', failure: { kind: 'rate_limited' } });
     if (outcome.kind === 'failed') expect(outcome.failure.retryAfterMs).toBeGreaterThan(4_000);
+  });
+});
+
+describe('reads a network refuses for good', () => {
+  const probe = (account: TConnectorAccount): TPublishedProbe => ({
+    account,
+    text: 'anything',
+    replyTo: null,
+    root: null,
+    mediaCount: 0,
+    idempotencyKey: 'k',
+    since: new Date(Date.now() - 5_000),
+    until: new Date(),
+  });
+  const base = { id: 'acc', instanceUrl: null } as const;
+
+  it('LinkedIn without r_member_social: 403 ACCESS_DENIED, so a person checks', async () => {
+    const outcome = await connectors.linkedin?.findPublished?.(
+      probe({
+        ...base,
+        platform: 'linkedin',
+        accountName: 'm',
+        externalId: 'urn:li:person:abc',
+        token: 'plain',
+      }),
+    );
+    expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('ACCESS_DENIED') });
+  });
+
+  it('Slack without channels:history: missing_scope, so a person checks', async () => {
+    const outcome = await connectors.slack?.findPublished?.(
+      probe({ ...base, platform: 'slack', accountName: 'b', externalId: 'C123', token: 'xoxb-nohistory' }),
+    );
+    expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('missing_scope') });
+  });
+
+  it('Discord without READ_MESSAGE_HISTORY: 50001 Missing Access, so a person checks', async () => {
+    const outcome = await connectors.discord?.findPublished?.(
+      probe({ ...base, platform: 'discord', accountName: 'b', externalId: 'nohistory-1', token: 'bot' }),
+    );
+    expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('Missing Access') });
+  });
+
+  it('Telegram, TikTok, YouTube and Mastodon offer no read-back (see README)', () => {
+    for (const platform of ['telegram', 'tiktok', 'youtube', 'mastodon'] as const) {
+      expect(connectors[platform]?.findPublished).toBeUndefined();
+    }
   });
 });
 
