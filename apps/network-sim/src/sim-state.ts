@@ -41,7 +41,9 @@ export type TFaultKind =
   /** Wait `delayMs`, then answer normally. */
   | 'slow'
   /** Create the post, then never answer (the caller times out: outcome unknown). */
-  | 'hang_after_create';
+  | 'hang_after_create'
+  /** Take the request and never answer nor store it (the caller times out; nothing landed). */
+  | 'hang';
 
 export interface TFault {
   platform: TPlatform | '*';
@@ -187,6 +189,10 @@ export function networkMiddleware(
     if (fault.kind === 'hang_after_create') {
       res.locals.hangAfterCreate = true;
       return next();
+    }
+    if (fault.kind === 'hang') {
+      setTimeout(() => res.socket?.destroy(), 30_000).unref();
+      return;
     }
     render(res, fault);
   };

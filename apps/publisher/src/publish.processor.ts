@@ -179,6 +179,7 @@ async function publishNetwork(
     if (outcome.ok) {
       const { remoteId, url, meta } = outcome;
       await record(item.segmentIndex, { remoteId, url, ...(meta ? { meta } : {}) });
+      if (outcome.readBack) confirmedByReadback = true;
       continue;
     }
     if (outcome.failure.outcomeUnknown && !progress) {

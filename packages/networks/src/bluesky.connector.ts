@@ -217,6 +217,7 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
             record.embed = embed.value;
           }
           let ref: TStrongRef;
+          let readBack = false;
           try {
             ref = await http
               .post('xrpc/com.atproto.repo.createRecord', {
@@ -231,12 +232,14 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
             const found = await existing(http, s, rkey).catch(() => null);
             if (!found) throw err;
             ref = found;
+            readBack = true;
           }
           return {
             ok: true,
             remoteId: ref.uri,
             url: `https://bsky.app/profile/${s.handle}/post/${rkeyOf(ref.uri)}`,
             meta: { uri: ref.uri, cid: ref.cid },
+            ...(readBack ? { readBack } : {}),
           };
         });
         return created;

@@ -84,7 +84,14 @@ export interface TNetworkFailure {
 }
 
 export type TPublishOutcome =
-  | { ok: true; remoteId: string; url: string; meta?: Record<string, string> }
+  | {
+      ok: true;
+      remoteId: string;
+      url: string;
+      meta?: Record<string, string>;
+      /** The call's answer was lost and the connector found the post by reading it back (Bluesky). */
+      readBack?: boolean;
+    }
   | { ok: false; failure: TNetworkFailure };
 
 export type TDeleteOutcome = { ok: true } | { ok: false; failure: TNetworkFailure };
