@@ -223,4 +223,41 @@ describe('lost answers are resolved by reading the network back', () => {
       twitter: { id: tweets[0]?.remoteId, url: expect.any(String), resolvedBy: 'readback' },
     });
   });
+
+  it('Variant B: a failed post with an unknown X segment, edited back to a draft and published again, is read back, not resent', async () => {
+    const { apiKey } = await account('twitter');
+    const m = uniqueMarker('again-b');
+    api.sim?.sim.addFault({
+      platform: 'twitter',
+      kind: 'hang_after_create',
+      remaining: 1,
+      pathIncludes: '/2/tweets',
+    });
+    api.sim?.sim.addFault({ platform: 'twitter', kind: 'rejected', remaining: 1, pathIncludes: '/2/users/' });
+    const failed = await publishB(apiKey, { content: `again ${m}`, platforms: ['twitter'] });
+    expect(failed.status).toBe('failed');
+    expect(failed.platform_results?.twitter).toEqual({
+      success: false,
+      error: expect.stringContaining('X may or may not have received this post'),
+    });
+    // Editing a failed post makes it a draft again; publishing it asks X first.
+    const edited = await request(api.app)
+      .put(`/v1/posts/${failed.id}`)
+      .set(bearer(apiKey))
+      .send({ content: `again ${m}` });
+    expect(edited.status).toBe(200);
+    expect((await request(api.app).post(`/v1/posts/${failed.id}/publish`).set(bearer(apiKey))).status).toBe(
+      200,
+    );
+    const done = await settleB(api, apiKey, failed.id, 15_000);
+    const tweets = simPosts(api, 'twitter', m);
+    expect(tweets).toHaveLength(1);
+    expect(done.platform_results?.twitter).toEqual({
+      success: true,
+      post_id: tweets[0]?.remoteId,
+      post_url: expect.any(String),
+      resolved_by: 'readback',
+    });
+    expect(simRequests(api, 'twitter', '/2/tweets', m)).toHaveLength(1);
+  });
 });

@@ -116,7 +116,8 @@ describe('publisher process crash and shutdown', () => {
             (r) => r.postId === post.id && r.platform === platform && r.segmentIndex === item.segmentIndex,
           );
           // LinkedIn stores the commentary as sent, in its escaped "little text" form.
-          const stored = platform === 'linkedin' ? item.text.replace(/[\\|{}@[\]()<>#*_~]/g, '\\$&') : item.text;
+          const stored =
+            platform === 'linkedin' ? item.text.replace(/[\\|{}@[\]()<>#*_~]/g, '\\$&') : item.text;
           out.push({
             platform,
             key: `${platform}|${item.text}`,
