@@ -191,15 +191,11 @@ describe('publisher process crash and shutdown', () => {
     });
     const foundByReadback = after.filter((r) => r.status === 'sent' && r.attempts === 1);
     const sentAgain = after.filter((r) => r.status === 'sent' && r.attempts > 1);
-    const byNetwork = (rows: { platform: string }[]) =>
-      Object.entries(
-        rows.reduce<Record<string, number>>(
-          (acc, r) => ({ ...acc, [r.platform]: (acc[r.platform] ?? 0) + 1 }),
-          {},
-        ),
-      )
-        .map(([p, n]) => `${p} ${n}`)
-        .join(', ') || 'none';
+    const byNetwork = (rows: { platform: string }[]) => {
+      const counts = new Map<string, number>();
+      for (const r of rows) counts.set(r.platform, (counts.get(r.platform) ?? 0) + 1);
+      return [...counts].map(([p, n]) => `${p} ${n}`).join(', ') || 'none';
+    };
     const targets = await api.db.postTarget.findMany({ where: { postId: { in: ids } } });
     const readbackTargets = targets.filter((t) => t.errorKind === 'readback').length;
     console.log(
