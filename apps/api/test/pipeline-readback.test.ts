@@ -134,6 +134,38 @@ describe('lost answers are resolved by reading the network back', () => {
     }
   }, 30_000);
 
+  it('a rate-limited read-back is asked again after the wait X gives, never answered by a resend', async () => {
+    const { apiKey } = await account('twitter');
+    const m = uniqueMarker('limited-read');
+    const seen = api.sim?.sim.requests.length ?? 0;
+    api.sim?.sim.addFault({
+      platform: 'twitter',
+      kind: 'hang_after_create',
+      remaining: 1,
+      pathIncludes: '/2/tweets',
+    });
+    api.sim?.sim.addFault({
+      platform: 'twitter',
+      kind: 'rate_limited',
+      retryAfterSeconds: 1,
+      remaining: 1,
+      pathIncludes: '/2/users/',
+    });
+    const done = await publishB(apiKey, { content: `limited ${m}`, platforms: ['twitter'] });
+    const tweets = simPosts(api, 'twitter', m);
+    expect(tweets).toHaveLength(1);
+    expect(done.platform_results?.twitter).toEqual({
+      success: true,
+      post_id: tweets[0]?.remoteId,
+      post_url: expect.any(String),
+      resolved_by: 'readback',
+    });
+    expect(simRequests(api, 'twitter', '/2/tweets', m)).toHaveLength(1);
+    const reads = (api.sim?.sim.requests ?? []).slice(seen).filter((r) => r.path.includes('/2/users/'));
+    // The limited read, then the one after the wait that found the tweet.
+    expect(reads.length).toBeGreaterThanOrEqual(2);
+  });
+
   it('a timeout the network never stored: read back, absent, sent again once', async () => {
     const { apiKey } = await account('twitter');
     const m = uniqueMarker('dropped');
