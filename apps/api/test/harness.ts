@@ -61,6 +61,8 @@ export interface TTestApiOptions {
     lockDurationMs?: number;
   };
   backoffBaseMs?: number;
+  /** READBACK_SETTLE of the in-process publisher (default 300 ms: the simulator stores posts at once). */
+  readbackSettleMs?: number;
   networkTimeoutMs?: number;
   /** MEDIA_ALLOW_PRIVATE_URLS of the in-process publisher (default true: test media servers are on loopback). */
   mediaAllowPrivate?: boolean;
@@ -143,6 +145,7 @@ export async function startTestApi(
       encryptionKey: env.encryptionKey,
       concurrency: opts.publisherConcurrency ?? 20,
       backoffBaseMs: opts.backoffBaseMs ?? 50,
+      readbackSettleMs: opts.readbackSettleMs ?? 300,
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
       twitterAllowance: env.twitterAllowance,
       oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },

@@ -20,6 +20,11 @@ const ZPublisherEnv = ZCommonEnv.extend({
   RECONCILE_EVERY: ZDuration.default(parseDuration('30s')),
   /** A `publishing` post untouched this long is taken for one whose job was lost and gets it back. */
   RECONCILE_STUCK_AFTER: ZDuration.default(parseDuration('2m')),
+  /**
+   * How long after a segment was sent a read-back that finds nothing is trusted: until then the network may
+   * still be storing it (or its reads may lag), so the job asks again later instead of sending.
+   */
+  READBACK_SETTLE: ZDuration.default(parseDuration('60s')),
   /** A job's lock lifetime: how soon a killed process's active jobs are picked up again (stalled check). */
   JOB_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
   /** `GET /metrics` and `GET /healthz` of this process; 0 turns the server off. */

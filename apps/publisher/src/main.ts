@@ -52,6 +52,7 @@ const publisher = await createPublisher({
   encryptionKey: env.encryptionKey,
   concurrency: env.PUBLISH_CONCURRENCY,
   backoffBaseMs: env.PUBLISH_BACKOFF_BASE,
+  readbackSettleMs: env.READBACK_SETTLE,
   reconcileEveryMs: env.RECONCILE_EVERY,
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,

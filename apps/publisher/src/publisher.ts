@@ -10,6 +10,7 @@ import { processDeleteRemote } from './delete-remote.processor.js';
 import type { TPublisherMetrics } from './metrics.js';
 import { processPublish, publishBackoff } from './publish.processor.js';
 import { processQueuePlan, processQueueSlot } from './queue-slot.processor.js';
+import { DEFAULT_READBACK_SETTLE_MS } from './readback.js';
 import { DEFAULT_STUCK_AFTER_MS, reconcile } from './reconcile.processor.js';
 import { processSchedule } from './schedule.processor.js';
 import type { TTokenRefreshConfig } from './token-refresh.js';
@@ -26,6 +27,8 @@ export interface TPublisherDeps {
   encryptionKey: Buffer;
   concurrency: number;
   backoffBaseMs: number;
+  /** A read-back that finds nothing is trusted this long after the send (default 60 s). */
+  readbackSettleMs?: number;
   reconcileEveryMs: number;
   /** A `publishing` post untouched this long gets its publish job back (default 2 minutes). */
   stuckAfterMs?: number;
@@ -70,6 +73,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     options: {
       encryptionKey: deps.encryptionKey,
       backoffBaseMs: deps.backoffBaseMs,
+      readbackSettleMs: deps.readbackSettleMs ?? DEFAULT_READBACK_SETTLE_MS,
       stuckAfterMs: deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
       twitterAllowance: deps.twitterAllowance ?? DEFAULT_TWITTER_ALLOWANCE,
     },

@@ -631,6 +631,11 @@ export interface components {
                 [key: string]: {
                     id: string;
                     url: string;
+                    /**
+                     * @description Present when the network's answer was lost and the post was found by reading the network back.
+                     * @constant
+                     */
+                    resolvedBy?: "readback";
                 } | {
                     error: string;
                 };
@@ -661,6 +666,11 @@ export interface components {
             success: boolean;
             /** @description Present on success. */
             postUrl?: string;
+            /**
+             * @description Present when the network's answer was lost and the post was found by reading the network back.
+             * @constant
+             */
+            resolvedBy?: "readback";
             /** @description What failed and what to do next. */
             error?: string;
         };
@@ -709,6 +719,11 @@ export interface components {
                     success: true;
                     post_id: string;
                     post_url: string;
+                    /**
+                     * @description Present when the network's answer was lost and the post was found by reading the network back.
+                     * @constant
+                     */
+                    resolved_by?: "readback";
                 } | {
                     /** @constant */
                     success: false;
