@@ -11,7 +11,7 @@ import {
   ZOffsetDateTime,
   ZText,
 } from './text-fields.js';
-import { findTextViolations } from './text-length.js';
+import { describeViolation, findTextViolations } from './text-length.js';
 import { zodIssues } from './zod-issues.js';
 
 /** Media is a URI string or `{url, altText}`; strings are normalised to objects so paths stay uniform. */
@@ -178,7 +178,7 @@ export function parseCreatePostA(body: unknown, now: Date): TPostChanges {
   for (const v of findTextViolations(input.platforms, texts)) {
     issues.push({
       field: v.segmentIndex === 0 ? 'content' : `segments.${v.segmentIndex - 1}.content`,
-      message: `is ${v.length} characters for ${v.platform}, over its limit of ${v.max}${v.platform === 'twitter' ? ' (weighted; links count 23)' : ''}`,
+      message: `${describeViolation(v)}${v.platform === 'twitter' ? ' (links count 23)' : ''}`,
     });
   }
   if (issues.length > 0) throw validationError(issues);
