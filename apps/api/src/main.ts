@@ -16,7 +16,11 @@ const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 // Producers fail fast when Redis is down (the request answers 503) instead of queueing commands.
 const redis = createProducerConnection(env.REDIS_URL);
 const queues = createQueues(redis, env.QUEUE_PREFIX);
-const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+// Named so an operator (or a test) can find it in CLIENT LIST: the key cache is emptied when it reconnects.
+const subscriber = new Redis(env.REDIS_URL, {
+  maxRetriesPerRequest: null,
+  connectionName: `${env.QUEUE_PREFIX}-key-revocations`,
+});
 redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 subscriber.on('error', (err) => logger.warn({ err: err.message }, 'redis subscriber error'));
 

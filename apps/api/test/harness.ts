@@ -100,6 +100,8 @@ export async function startTestApi(
     // send hundreds of requests. rate-limits-a.test.ts sets the production numbers back explicitly.
     RATE_LIMIT_A_PER_MINUTE: '100000',
     RATE_LIMIT_A_PUBLISH_PER_HOUR: '100000',
+    // Likewise for wrong keys: auth tests send many on purpose. abuse-auth.test.ts sets a real limit.
+    AUTH_FAILURES_PER_MINUTE: '100000',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
     ...(sim
       ? Object.fromEntries(PLATFORMS.map((p) => [`NETWORK_${p.toUpperCase()}_BASE_URL`, sim.baseUrls[p]]))
