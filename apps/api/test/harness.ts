@@ -159,6 +159,8 @@ export async function startTestApi(
         allowPrivateUrls: o.allowPrivateUrls ?? true,
         deactivateAfter: o.deactivateAfter ?? 10,
         concurrency: o.concurrency ?? 20,
+        ...(o.perWebhookConcurrency ? { perWebhookConcurrency: o.perWebhookConcurrency } : {}),
+        ...(o.perAccountConcurrency ? { perAccountConcurrency: o.perAccountConcurrency } : {}),
         certificateAuthority: o.certificateAuthority,
       },
       dispatchEveryMs: o.dispatchEveryMs ?? 100,

@@ -30,6 +30,13 @@ const ZWebhooksEnv = ZCommonEnv.extend({
   SMTP_URL: z.string().url().optional(),
   SMTP_FROM: z.string().default('Social Post Service <no-reply@localhost>'),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  /**
+   * Deliveries in flight per account in this process (default: half of WEBHOOK_CONCURRENCY), so one
+   * tenant's slow or failing receivers cannot hold every slot; more wait (delayed) without holding one.
+   */
+  WEBHOOK_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).optional(),
+  /** Deliveries in flight per webhook in this process (default: the account's). */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).optional(),
   /** How often this process moves undispatched outbox events to deliveries. */
   WEBHOOK_DISPATCH_EVERY: ZDuration.default(parseDuration('1s')),
   /** How often the job scheduler runs the dispatcher plus the reconciler (open deliveries without a job). */

@@ -42,6 +42,8 @@ const webhooks = await createWebhooksWorker({
     allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
     deactivateAfter: 10,
     concurrency: env.WEBHOOK_CONCURRENCY,
+    ...(env.WEBHOOK_ACCOUNT_CONCURRENCY ? { perAccountConcurrency: env.WEBHOOK_ACCOUNT_CONCURRENCY } : {}),
+    ...(env.WEBHOOK_ENDPOINT_CONCURRENCY ? { perWebhookConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY } : {}),
   },
   dispatchEveryMs: env.WEBHOOK_DISPATCH_EVERY,
   reconcileEveryMs: env.WEBHOOK_RECONCILE_EVERY,
