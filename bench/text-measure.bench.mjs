@@ -16,7 +16,7 @@ const texts = [
   ['"a.com" glued 63,205', repeat('a.com', 63205)],
   ['"😀." 63,206', repeat('😀.', 63206)],
   ['"http://a.a.…" 63,206 (Mastodon)', `http://${repeat('a.', 63199)}`],
-  ['"日.…!a.com" 2,048 (spends the budget)', `${repeat('日.', 2042)}!a.com`],
+  ['"日.…!a.com" 2,048 × 25 (spends the budget)', `${repeat('日.', 2040)}!a.com`],
   ['a tweet: 200 chars + a 300-char link', `${'word '.repeat(40)}https://example.com/${'p'.repeat(280)}`],
 ];
 

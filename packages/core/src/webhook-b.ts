@@ -42,6 +42,7 @@ const ZEvents = z
     error: 'must be an array of event types',
   })
   .min(1, { error: 'must list at least one event type' })
+  .max(100, { error: 'must have at most 100 event types' })
   .transform((list) => [...new Set(list)]);
 
 export const ZCreateWebhookB = z.strictObject(

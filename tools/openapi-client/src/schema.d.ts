@@ -12,7 +12,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List all posts of the account, newest first */
+        /**
+         * List the posts of the account, newest first, at most 100 per answer
+         * @description The spec asks for all posts; one answer holds at most 100 (`limit`, default 100). When `hasMore` is true, `offset=nextOffset` gives the next ones.
+         */
         get: operations["listPostsA"];
         put?: never;
         /**
@@ -505,6 +508,8 @@ export interface components {
                 /** @description The first offending field. */
                 field?: string;
                 issues?: components["schemas"]["FieldIssue"][];
+                /** @description How many issues there were, when `issues` holds only the first 20. */
+                issueCount?: number;
             } & {
                 [key: string]: unknown;
             };
@@ -517,6 +522,8 @@ export interface components {
                 /** @description The first offending field. */
                 field?: string;
                 issues?: components["schemas"]["FieldIssue"][];
+                /** @description How many issues there were, when `issues` holds only the first 20. */
+                issue_count?: number;
                 /** @description What to do about it. */
                 fix?: string;
             } & {
@@ -719,6 +726,12 @@ export interface components {
         PostListA: {
             success: boolean;
             posts: components["schemas"]["PostA"][];
+            /** @description Posts matching the filter, all pages together. */
+            total: number;
+            /** @description More posts follow this page. */
+            hasMore: boolean;
+            /** @description The `offset` of the next page, when there is one. */
+            nextOffset?: number;
         };
         PostCreatedA: {
             success: boolean;
@@ -985,6 +998,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "queued" | "pending";
+                limit?: number;
+                offset?: number;
             };
             header?: never;
             path?: never;

@@ -40,6 +40,7 @@ export type TLookupOutcome = 'found' | 'unknown' | 'busy';
 
 /** A per-address counter of failed authentications (WindowLimiter in rate-limit.ts). */
 export interface TFailureLimiter {
+  readonly limit: number;
   /** The address's window without counting: `allowed: false` once it is used up; null when never counted. */
   peek(key: string): Promise<{ allowed: boolean; msBeforeNext: number } | null>;
   consume(key: string): Promise<unknown>;
@@ -161,10 +162,16 @@ export class ApiKeyVerifier {
       if (blockedUntil > now) {
         this.options.onRefused?.('blocked');
         const retryAfter = Math.max(1, Math.ceil((blockedUntil - now) / 1000));
+        // Variant B's 429 details (interface spec), for the failure limit of this address.
         throw new AppError('rate_limited', 'Too many requests with a wrong API key from your address', {
           fix: `Check the key; wait ${retryAfter} s (the Retry-After header) before trying again.`,
           retryAfter,
-          details: { retry_after: retryAfter },
+          details: {
+            limit: failures.limit,
+            remaining: 0,
+            reset_at: new Date(now + retryAfter * 1000).toISOString(),
+            retry_after: retryAfter,
+          },
         });
       }
     }
