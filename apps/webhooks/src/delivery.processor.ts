@@ -87,7 +87,7 @@ function failureText(statusCode: number, head: Buffer, encoding: string | undefi
   if (encoding && encoding !== 'identity') return `${status} (${encoding}-encoded body not read)`;
   const text = head
     .toString('utf8')
-    .replace(/[\u0000-\u001f\u007f\ufffd]+/g, ' ')
+    .replace(/[\p{Cc}\ufffd]+/gu, ' ')
     .trim();
   if (!text) return status;
   return `${status}: ${text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text}`;
