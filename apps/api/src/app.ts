@@ -126,10 +126,12 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   );
 
   app.use(metrics.middleware);
-  app.get('/metrics', async (_req, res) => {
-    res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  // Operator routes need ADMIN_TOKEN and are off without it: /metrics names routes, queue depths and
+  // refusal counts, nothing a tenant should read (the workers serve theirs on METRICS_HOST only).
   if (env.ADMIN_TOKEN) {
+    app.get('/metrics', adminAuth(env.ADMIN_TOKEN), async (_req, res) => {
+      res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
     app.use('/admin/queues', adminAuth(env.ADMIN_TOKEN), bullBoardRouter(queues, '/admin/queues'));
   }
 

@@ -70,6 +70,7 @@ const ZApiEnv = ZCommonEnv.extend({
 
 export type TApiEnv = z.output<typeof ZApiEnv> & {
   encryptionKey: Buffer;
+  usesDevelopmentKey: boolean;
   networkBaseUrls: ReturnType<typeof networkBaseUrls>;
   availability: ReturnType<typeof parseAvailability>;
   tiersB: TTiersB;

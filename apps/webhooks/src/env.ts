@@ -5,6 +5,7 @@ import {
   ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
+  ZMetricsHost,
   zMetricsPort,
 } from '@sps/core';
 import { z } from 'zod';
@@ -45,9 +46,14 @@ const ZWebhooksEnv = ZCommonEnv.extend({
   WEBHOOK_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
   /** `GET /metrics` and `GET /healthz` of this process; 0 turns the server off. */
   METRICS_PORT: zMetricsPort(9102),
+  /** Where METRICS_PORT listens: loopback by default (see README, Security). */
+  METRICS_HOST: ZMetricsHost,
 });
 
-export type TWebhooksEnv = z.output<typeof ZWebhooksEnv> & { encryptionKey: Buffer };
+export type TWebhooksEnv = z.output<typeof ZWebhooksEnv> & {
+  encryptionKey: Buffer;
+  usesDevelopmentKey: boolean;
+};
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TWebhooksEnv {
   return parseAppEnv(ZWebhooksEnv, source);
