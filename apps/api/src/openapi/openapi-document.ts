@@ -25,14 +25,6 @@ export const OPERATIONS_OPS: readonly TOperationSpec[] = [
   },
   {
     method: 'get',
-    path: '/metrics',
-    operationId: 'metrics',
-    summary: 'Prometheus metrics (text exposition format)',
-    success: { status: 200, description: 'The metrics.', mediaType: 'text/plain' },
-    errors: [],
-  },
-  {
-    method: 'get',
     path: '/openapi.json',
     operationId: 'openapi',
     summary: 'This document',
