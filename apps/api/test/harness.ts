@@ -102,6 +102,8 @@ export async function startTestApi(
     // send hundreds of requests. rate-limits-a.test.ts sets the production numbers back explicitly.
     RATE_LIMIT_A_PER_MINUTE: '100000',
     RATE_LIMIT_A_PUBLISH_PER_HOUR: '100000',
+    // Likewise for wrong keys: auth tests send many on purpose. abuse-auth.test.ts sets a real limit.
+    AUTH_FAILURES_PER_MINUTE: '100000',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
     ...(sim
       ? {
@@ -168,6 +170,8 @@ export async function startTestApi(
         allowPrivateUrls: o.allowPrivateUrls ?? true,
         deactivateAfter: o.deactivateAfter ?? 10,
         concurrency: o.concurrency ?? 20,
+        ...(o.perWebhookConcurrency ? { perWebhookConcurrency: o.perWebhookConcurrency } : {}),
+        ...(o.perAccountConcurrency ? { perAccountConcurrency: o.perAccountConcurrency } : {}),
         certificateAuthority: o.certificateAuthority,
       },
       dispatchEveryMs: o.dispatchEveryMs ?? 100,

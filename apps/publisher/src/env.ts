@@ -6,6 +6,7 @@ import {
   ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
+  ZMetricsHost,
   ZTwitterAllowance,
   zMetricsPort,
 } from '@sps/core';
@@ -29,6 +30,8 @@ const ZPublisherEnv = ZCommonEnv.extend({
   JOB_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
   /** `GET /metrics` and `GET /healthz` of this process; 0 turns the server off. */
   METRICS_PORT: zMetricsPort(9101),
+  /** Where METRICS_PORT listens: loopback by default (see README, Security). */
+  METRICS_HOST: ZMetricsHost,
   /** `true` lets media URLs resolve to loopback or private addresses (tests only; contract). */
   MEDIA_ALLOW_PRIVATE_URLS: ZBooleanFlag,
   /** Bound on one image download (all redirects, headers and body). */
@@ -58,6 +61,7 @@ const ZPublisherEnv = ZCommonEnv.extend({
 
 export type TPublisherEnv = z.output<typeof ZPublisherEnv> & {
   encryptionKey: Buffer;
+  usesDevelopmentKey: boolean;
   networkBaseUrls: ReturnType<typeof networkBaseUrls>;
   /** `OAUTH_<NAME>_CLIENT_ID`/`_SECRET` and `NETWORK_<NAME>_TOKEN_URL`: token refreshes use them. */
   oauthApps: ReturnType<typeof oauthAppsFromEnv>;
