@@ -11,6 +11,8 @@ export async function publishInvalidations(env: TAdminEnv, hashes: string[]): Pr
     maxRetriesPerRequest: 0,
     connectTimeout: 2000,
     retryStrategy: () => null,
+    // No INFO round trip before the first command: one PUBLISH batch is all this connection does.
+    enableReadyCheck: false,
   });
   redis.on('error', () => undefined);
   try {
