@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { hashPassword } from '@sps/core';
 import { createOwnerRepository, type TPlan } from '@sps/db';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { freePort } from '../../../test/processes.js';
 import { startTestApi, type TTestApi, type TTestApiOptions } from '../../api/test/harness.js';
 
@@ -89,7 +90,11 @@ export async function startDashboardRig(
       return page;
     },
     async shot(page, name) {
-      if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+      if (!SHOTS) return;
+      // Small files for the README: a 256-colour palette is plenty for flat UI pictures (sharp, already the
+      // publisher's image encoder).
+      const png = await page.screenshot({ fullPage: true });
+      await sharp(png).png({ palette: true, compressionLevel: 9, effort: 10 }).toFile(`${SHOTS}/${name}.png`);
     },
     takePageErrors() {
       const taken = pageErrors;
