@@ -1,4 +1,4 @@
-import { parseAppEnv, ZCommonEnv } from '@sps/core';
+import { parseAppEnv, ZCommonEnv } from '@sps/core/essentials';
 import type { z } from 'zod';
 
 export type TAdminEnv = z.output<typeof ZCommonEnv> & { encryptionKey: Buffer; usesDevelopmentKey: boolean };

@@ -21,6 +21,7 @@ import { pinoHttp } from 'pino-http';
 import { dashboardApiRouter } from './dashboard/dashboard.route.js';
 import { dashboardStatic } from './dashboard/dashboard-static.js';
 import { SessionStore } from './dashboard/session-store.js';
+import { createUsageService } from './dashboard/usage-service.js';
 import type { TApiEnv } from './env.js';
 import { ApiKeyVerifier } from './http/auth.js';
 import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
@@ -84,6 +85,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const socialAccounts = createSocialAccountRepository(db);
   const jobs = createPostJobs(queues, logger);
   const posts = createPostService({ posts: postRepository, jobs, queues });
+  const twitterAllowance = createTwitterAllowance(createUsageRepository(db), env.twitterAllowance);
   const publishing = createPublishService({
     posts: postRepository,
     publishing: createPublishRepository(db),
@@ -92,7 +94,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     logger,
     availability: env.availability,
     waitMs: env.PUBLISH_WAIT,
-    twitterAllowance: createTwitterAllowance(createUsageRepository(db), env.twitterAllowance),
+    twitterAllowance,
   });
   const rateLimits = createRateLimits({ env, redis, logger });
   const accounts = createAccountService({ socialAccounts, settings, jobs });
@@ -201,6 +203,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   // Sign-in limits hold even with RATE_LIMITS=off: they guard passwords, not capacity.
   const signInLimiter = (name: string, limit: number) =>
     new WindowLimiter(redis, `${env.QUEUE_PREFIX}:rl:dash:${name}`, limit, 15 * 60, logger);
+  const owners = createOwnerRepository(db);
   app.use(
     '/dashboard/api',
     dashboardApiRouter({
@@ -209,7 +212,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
         idleMs: dashboardIdleMs,
         absoluteMs: 7 * 24 * 60 * 60 * 1000,
       }),
-      owners: createOwnerRepository(db),
+      owners,
       accounts: accountsRepo,
       redis,
       prefix: env.QUEUE_PREFIX,
@@ -217,6 +220,8 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       signInLimits: { perIp: signInLimiter('signin-ip', 30), perEmail: signInLimiter('signin-email', 10) },
       idleMs: dashboardIdleMs,
       queueSchedule: (accountId) => queueSchedule({ accounts, posts }, accountId),
+      usage: createUsageService({ owners, rateLimits, tiersB: env.tiersB, twitterAllowance }),
+      connectOptions: () => connect.options(),
       variantA: (authenticate) => variantARouter({ ...depsA, authenticate }),
       variantB: (authenticate) => variantBRouter({ ...depsB, authenticate }),
     }),

@@ -85,16 +85,34 @@ export interface TPostView {
   scheduled_for: string | null;
   published_at: string | null;
   created_at: string;
-  segments?: { content: string; media_urls?: string[] }[];
+  media?: {
+    images: { url: string; alt_text?: string }[];
+    video: { url: string; thumbnail_url?: string } | null;
+  } | null;
+  segments?: { content: string; media_urls?: string[] }[] | null;
   platform_results?: Record<string, { success: boolean; post_id?: string; url?: string; error?: string }>;
 }
 
 export interface TSocialAccountView {
   id: string;
   platform: string;
-  account_name?: string;
-  name?: string;
+  account_name: string;
+  external_id: string | null;
+  instance_url: string | null;
   is_active: boolean;
-  needs_reauth?: boolean;
-  token_expires_at?: string | null;
+  needs_reauth: boolean;
+  token_expires_at: string | null;
+  connected_at: string;
+  disconnected_at: string | null;
 }
+
+/** How the server connects a network (`GET /dashboard/api/connect-options`). */
+export type TConnectOption =
+  | { platform: string; method: 'credentials'; fields: { name: string; required: boolean }[] }
+  | {
+      platform: string;
+      method: 'authorization_page';
+      needs: 'instance' | 'page_id' | null;
+      missing: string[];
+      error?: string;
+    };

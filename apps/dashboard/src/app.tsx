@@ -6,6 +6,7 @@ import { KeysPage } from './pages/keys-page.js';
 import { PostsPage } from './pages/posts-page.js';
 import { QueuePage } from './pages/queue-page.js';
 import { SignInPage } from './pages/sign-in-page.js';
+import { UsagePage } from './pages/usage-page.js';
 import { WebhooksPage } from './pages/webhooks-page.js';
 
 const PAGES = [
@@ -14,6 +15,7 @@ const PAGES = [
   { hash: '#/keys', label: 'API keys' },
   { hash: '#/webhooks', label: 'Webhooks' },
   { hash: '#/queue', label: 'Queue' },
+  { hash: '#/usage', label: 'Usage' },
 ] as const;
 
 function useHash(): string {
@@ -88,6 +90,7 @@ export function App() {
         {page.hash === '#/keys' && <KeysPage />}
         {page.hash === '#/webhooks' && <WebhooksPage />}
         {page.hash === '#/queue' && <QueuePage />}
+        {page.hash === '#/usage' && <UsagePage />}
       </main>
     </div>
   );

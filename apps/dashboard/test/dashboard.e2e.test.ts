@@ -1,92 +1,40 @@
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core) against the real API, publisher
 // and webhooks worker, PostgreSQL and Redis, with every network pointed at the simulator.
-import { existsSync, mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { hashPassword } from '@sps/core';
-import { createOwnerRepository } from '@sps/db';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const PASSWORD = 'dashboard password 1';
-// `DASHBOARD_SCREENSHOTS=1` refreshes the README's pictures; otherwise they go to a scratch folder.
-const SHOTS =
-  process.env.DASHBOARD_SCREENSHOTS === '1'
-    ? resolve(import.meta.dirname, '../../../docs/screenshots')
-    : null;
+import { bearer, type TTestApi } from '../../api/test/harness.js';
+import { PASSWORD, startDashboardRig, type TDashboardRig } from './browser-harness.js';
 
 describe('dashboard in a browser', () => {
+  let rig: TDashboardRig;
   let api: TTestApi;
-  let server: Server;
   let base: string;
   let browser: Browser;
   let email: string;
-  let accountId: string;
   let apiKey: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `No Chromium at ${CHROMIUM}: install Debian's chromium (npm test and .ci/run do when run as root)`,
-      );
-    }
-    if (!existsSync(resolve(import.meta.dirname, '../dist/index.html'))) {
-      throw new Error('The dashboard is not built: run npm run build');
-    }
-    api = await startTestApi({
+    rig = await startDashboardRig({
       publisher: true,
       webhooks: { retryDelaysMs: [50, 50, 50, 50, 50] },
       env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
     });
-    server = api.app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const account = await api.account('pro');
-    accountId = account.accountId;
-    apiKey = account.apiKey;
-    email = (await api.db.account.findUniqueOrThrow({ where: { id: accountId } })).ownerEmail;
-    await createOwnerRepository(api.db).setPasswordHash(accountId, await hashPassword(PASSWORD));
-    await api.connect(accountId, 'twitter', 'acme_x');
-    await api.connect(accountId, 'mastodon', 'acme_masto');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+    ({ api, base, browser } = rig);
+    ({ email, apiKey } = rig.owner);
+    await api.connect(rig.owner.accountId, 'twitter', 'acme_x');
+    await api.connect(rig.owner.accountId, 'mastodon', 'acme_masto');
   }, 60_000);
 
+  afterEach(() => {
+    expect(rig.takePageErrors()).toEqual([]);
+  });
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((r) => server?.close(r));
-    await api?.close();
+    await rig?.close();
   });
 
-  async function signedIn(): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    await page.goto(`${base}/dashboard/`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Main' }).waitFor();
-    return page;
-  }
-
-  async function shot(page: Page, name: string) {
-    if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-  }
+  const signedIn = (): Promise<Page> => rig.signedIn();
+  const shot = (page: Page, name: string) => rig.shot(page, name);
 
   it('refuses a wrong password with a readable message, then signs in and out', async () => {
     const page = await browser.newPage();
@@ -102,7 +50,7 @@ describe('dashboard in a browser', () => {
     await nav.waitFor({ timeout: 5000 }).catch(async () => {
       throw new Error(`not signed in: ${await page.locator('body').textContent()}`);
     });
-    for (const name of ['Posts', 'Accounts', 'API keys', 'Webhooks', 'Queue']) {
+    for (const name of ['Posts', 'Accounts', 'API keys', 'Webhooks', 'Queue', 'Usage']) {
       await expect(nav.getByRole('link', { name }).count()).resolves.toBe(1);
     }
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -1,8 +1,8 @@
-import type { TDb } from './client.js';
-import type { Plan } from './generated/prisma/enums.js';
+import { insertApiKey, revokeKey, updatePlan } from './account-sql.js';
+import { sqlOf, type TDb } from './client.js';
+import type { TPlan } from './plans.js';
 
-export type TPlan = Plan;
-export const PLANS = ['none', 'free', 'starter', 'pro'] as const satisfies readonly TPlan[];
+export { PLANS, type TPlan } from './plans.js';
 
 export interface TAuthenticatedKey {
   keyId: string;
@@ -21,20 +21,19 @@ export function createAccountRepository(db: TDb) {
       });
     },
 
-    async setPlan(accountId: string, plan: TPlan): Promise<boolean> {
-      const { count } = await db.account.updateMany({ where: { id: accountId }, data: { plan } });
-      return count > 0;
+    /** The hashes of the account's keys (to evict them from caches), or null when there is no such account. */
+    setPlan(accountId: string, plan: TPlan): Promise<string[] | null> {
+      return updatePlan(sqlOf(db), accountId, plan);
     },
 
     findAccount(accountId: string) {
       return db.account.findUnique({ where: { id: accountId } });
     },
 
-    async createApiKey(accountId: string, key: { prefix: string; hash: string }) {
-      return db.apiKey.create({
-        data: { accountId, prefix: key.prefix, hash: key.hash },
-        select: { id: true },
-      });
+    async createApiKey(accountId: string, key: { prefix: string; hash: string }): Promise<{ id: string }> {
+      const row = await insertApiKey(sqlOf(db), accountId, key);
+      if (!row) throw new Error(`no account ${accountId}`);
+      return row;
     },
 
     /** Looks a key up by its hash; revoked keys are not found. */
@@ -60,19 +59,8 @@ export function createAccountRepository(db: TDb) {
       };
     },
 
-    async revokeApiKey(keyId: string): Promise<{ hash: string } | null> {
-      const row = await db.apiKey.findUnique({
-        where: { id: keyId },
-        select: { hash: true, revokedAt: true },
-      });
-      if (!row) return null;
-      if (!row.revokedAt) await db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
-      return { hash: row.hash };
-    },
-
-    async keyHashesOfAccount(accountId: string): Promise<string[]> {
-      const rows = await db.apiKey.findMany({ where: { accountId }, select: { hash: true } });
-      return rows.map((r) => r.hash);
+    revokeApiKey(keyId: string): Promise<{ hash: string } | null> {
+      return revokeKey(sqlOf(db), keyId);
     },
 
     async touchKey(keyId: string, at: Date): Promise<void> {

@@ -1,5 +1,6 @@
 import type { TPlan } from './account-repository.js';
-import type { TDb } from './client.js';
+import { updatePasswordHash } from './account-sql.js';
+import { sqlOf, type TDb } from './client.js';
 
 /** Accounts one e-mail may own; more are not tried at sign-in, so one request's work stays bounded. */
 const SIGN_IN_CANDIDATES = 5;
@@ -17,9 +18,8 @@ export interface TApiKeyView {
 /** What the owners' dashboard needs beyond the public API: sign-in and the account's API keys. */
 export function createOwnerRepository(db: TDb) {
   return {
-    async setPasswordHash(accountId: string, passwordHash: string): Promise<boolean> {
-      const { count } = await db.account.updateMany({ where: { id: accountId }, data: { passwordHash } });
-      return count > 0;
+    setPasswordHash(accountId: string, passwordHash: string): Promise<boolean> {
+      return updatePasswordHash(sqlOf(db), accountId, passwordHash);
     },
 
     /** Accounts owned by `email` that have a dashboard password, oldest first. */

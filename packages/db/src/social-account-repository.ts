@@ -1,4 +1,5 @@
 import { presentAccountB, type TPlatform, type TSocialAccountRecord } from '@sps/core';
+import { insertConnectedAccount, type TConnectInput } from './account-sql.js';
 import { batchLoader } from './batch.js';
 import { sqlOf, type TDb } from './client.js';
 import { recordEvent } from './event-repository.js';
@@ -22,17 +23,7 @@ function toRecord(row: SocialAccountModel): TSocialAccountRecord {
   };
 }
 
-export interface TConnectInput {
-  accountId: string;
-  platform: TPlatform;
-  accountName: string;
-  externalId: string | null;
-  instanceUrl: string | null;
-  /** Already sealed by the caller; the repository never sees plaintext tokens. */
-  credentialsEncrypted: string;
-  tokenExpiresAt?: Date | null;
-  tokenIssuedAt?: Date | null;
-}
+export type { TConnectInput };
 
 export interface TReviveInput extends Omit<TConnectInput, 'credentialsEncrypted'> {
   externalId: string;
@@ -62,18 +53,9 @@ export function createSocialAccountRepository(db: TDb) {
   return {
     /** Connects an account and emits `account.connected` in the same transaction. */
     async connect(input: TConnectInput): Promise<TSocialAccountRecord> {
-      return db.$transaction(async (tx) => {
-        const row = await tx.socialAccount.create({
-          data: { ...input, tokenIssuedAt: input.tokenIssuedAt ?? new Date() },
-        });
-        const record = toRecord(row);
-        await recordEvent(tx, {
-          accountId: input.accountId,
-          type: 'account.connected',
-          data: { account: presentAccountB(record) },
-        });
-        return record;
-      });
+      const record = await insertConnectedAccount(sqlOf(db), input);
+      if (!record) throw new Error(`no account ${input.accountId}`);
+      return record;
     },
 
     /**

@@ -16,8 +16,10 @@ import { clientKey } from '../http/client-address.js';
 import { errorHandler, notFoundRoute } from '../http/error-handler.js';
 import { jsonBody } from '../http/json-body.js';
 import { retryAfterSeconds, type WindowLimiter } from '../http/rate-limit.js';
+import type { TConnectOption } from '../services/connect-service.js';
 import { clearSessionCookie, sessionAuthenticate, sessionIdOf, setSessionCookie } from './session-auth.js';
 import type { SessionStore } from './session-store.js';
+import type { TUsageService } from './usage-service.js';
 
 /** Active keys one account may hold: a key list is shown whole, and keys are cheap to revoke and make. */
 export const MAX_ACTIVE_KEYS = 50;
@@ -40,6 +42,10 @@ export interface TDashboardDeps {
   idleMs: number;
   /** The interval queue's settings, expected slots and next free slots (as MCP's `queue://schedule`). */
   queueSchedule: (accountId: string) => Promise<unknown>;
+  /** Plan, rate-limit windows and the X allowance, peeked from the API's own counters. */
+  usage: TUsageService;
+  /** How each network is connected on this server (the connect service's own view). */
+  connectOptions: () => TConnectOption[];
   /** The public routers, mounted again behind the session: the dashboard re-implements no rule. */
   variantA: (authenticate: RequestHandler) => Router;
   variantB: (authenticate: RequestHandler) => Router;
@@ -158,6 +164,15 @@ export function dashboardApiRouter(deps: TDashboardDeps): Router {
 
   router.get('/queue-schedule', authenticate, async (req, res) => {
     res.json(await deps.queueSchedule(req.auth!.accountId));
+  });
+
+  router.get('/usage', authenticate, async (req, res) => {
+    const auth = req.auth!;
+    res.json(await deps.usage.usage(auth.accountId, auth.plan, auth.keyId));
+  });
+
+  router.get('/connect-options', authenticate, (_req, res) => {
+    res.json({ networks: deps.connectOptions() });
   });
 
   router.use('/v1', deps.variantB(authenticate));

@@ -1,4 +1,5 @@
 import { AppError } from '@sps/core';
+import type { TPlan } from '@sps/db';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -77,6 +78,18 @@ export class WindowLimiter {
     }
   }
 
+  /**
+   * What is left in the current window, without counting anything (the dashboard's usage page). A key with
+   * no counter yet has its whole limit; when Redis is unreachable the per-process fallback is read.
+   */
+  async usage(key: string): Promise<TWindowResult> {
+    return (await this.peek(key)) ?? this.full();
+  }
+
+  private full(): TWindowResult {
+    return { allowed: true, limit: this.limit, remaining: this.limit, msBeforeNext: 0 };
+  }
+
   private result(allowed: boolean, res: RateLimiterRes): TWindowResult {
     return {
       allowed,
@@ -117,6 +130,11 @@ export interface TRateLimits {
   publishA: RequestHandler;
   /** Variant B, per API key by the account's tier; runs right after authentication, before the body is read. */
   perKeyB: RequestHandler;
+  /**
+   * Variant B: what a key has left this minute and this publish hour, read from the same counters without
+   * consuming; null when RATE_LIMITS=off.
+   */
+  peekB(plan: TPlan, keyId: string): Promise<{ minute: TWindowResult; publish: TWindowResult } | null>;
 }
 
 export interface TRateLimitDeps {
@@ -144,7 +162,8 @@ function isPublishingA(method: string, path: string, body: unknown): boolean {
 }
 
 export function createRateLimits({ env, redis, logger }: TRateLimitDeps): TRateLimits {
-  if (env.RATE_LIMITS === 'off') return { perIpA: pass, publishA: pass, perKeyB: pass };
+  if (env.RATE_LIMITS === 'off')
+    return { perIpA: pass, publishA: pass, perKeyB: pass, peekB: async () => null };
 
   const seconds = (base: number) => Math.max(1, Math.round(base * env.RATE_LIMIT_WINDOW_SCALE));
   const minute = seconds(MINUTE);
@@ -180,6 +199,12 @@ export function createRateLimits({ env, redis, logger }: TRateLimitDeps): TRateL
   };
 
   return {
+    async peekB(plan, keyId) {
+      const limits = tiersB[tierOf(plan)];
+      const [minute, publish] = await Promise.all([limits.minute.usage(keyId), limits.publish.usage(keyId)]);
+      return { minute, publish };
+    },
+
     async perIpA(req, _res, next) {
       const result = await ipMinuteA.consume(clientKey(req.ip));
       if (!result.allowed) throw limitedA(result, 'requests');

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
   AppError,
+  CREDENTIAL_SCHEMAS,
   openCredentials,
+  PLATFORMS,
   sealCredentials,
   secretBox,
   type TCredentialPlatform,
@@ -25,6 +27,7 @@ import {
 } from '@sps/networks';
 import { enqueueTokenRefresh, type TQueues } from '@sps/queue';
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 
 /** How long the user has to finish on the network's page. */
 const STATE_TTL_MS = 10 * 60_000;
@@ -39,12 +42,29 @@ export interface TConnectConfig {
   encryptionKey: Buffer;
 }
 
+/** One network in the dashboard's connect choices (`options()`). */
+export type TConnectOption =
+  | { platform: TPlatform; method: 'credentials'; fields: { name: string; required: boolean }[] }
+  | {
+      platform: TPlatform;
+      method: 'authorization_page';
+      /** What the person gives besides consent: the Mastodon server, or (optionally) the Facebook Page. */
+      needs: 'instance' | 'page_id' | null;
+      /** Variables the operator has not set; the connect answers 4xx naming them. */
+      missing: string[];
+      error?: string;
+    };
+
 export interface TCallbackOutcome {
   /** Where to send the browser (the caller's `redirect_uri` with `account_id` or `error`); null: show a page. */
   redirect: string | null;
   accountIds: string[];
   error: string | null;
   message: string;
+}
+
+function notConfigured(platform: TPlatform, missing: string[]): string {
+  return `Connecting ${platform} is not configured on this server: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`;
 }
 
 function hashState(state: string): string {
@@ -123,25 +143,28 @@ export function createConnectService(deps: {
     };
   }
 
-  /** The call context of a network whose app the operator configured; 4xx naming what is missing. */
-  function appCall(platform: TPlatform): TOAuthCall {
+  /** The variables an OAuth network still needs before it can be connected (none for Mastodon). */
+  function missingOf(platform: TPlatform): string[] {
+    if (platform === 'mastodon') return [];
     const env = config.oauthApps[platform] ?? {};
     const name = platform.toUpperCase();
-    const missing = [
+    return [
       env.clientId ? null : `OAUTH_${name}_CLIENT_ID`,
       env.clientSecret ? null : `OAUTH_${name}_CLIENT_SECRET`,
     ].filter((v): v is string => v !== null);
+  }
+
+  /** The call context of a network whose app the operator configured; 4xx naming what is missing. */
+  function appCall(platform: TPlatform): TOAuthCall {
+    const env = config.oauthApps[platform] ?? {};
+    const missing = missingOf(platform);
     const endpoints = OAUTH_ENDPOINTS[platform];
     if (missing.length > 0 || !endpoints || !env.clientId || !env.clientSecret) {
-      throw new AppError(
-        'network_unavailable',
-        `Connecting ${platform} is not configured on this server: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`,
-        {
-          issues: [{ field: 'platform', message: `${platform} needs ${missing.join(', ')} on the server` }],
-          details: { platform, missing },
-          fix: `The operator sets ${missing.join(' and ')} (see README, "Connecting accounts").`,
-        },
-      );
+      throw new AppError('network_unavailable', notConfigured(platform, missing), {
+        issues: [{ field: 'platform', message: `${platform} needs ${missing.join(', ')} on the server` }],
+        details: { platform, missing },
+        fix: `The operator sets ${missing.join(' and ')} (see README, "Connecting accounts").`,
+      });
     }
     return {
       platform,
@@ -200,6 +223,38 @@ export function createConnectService(deps: {
 
   return {
     redirectUriOf,
+
+    /**
+     * How each network is connected here: through its authorization page (with what the operator has not
+     * configured yet, in the words of the 4xx the start would answer) or with a credential (its fields).
+     */
+    options(): TConnectOption[] {
+      return PLATFORMS.map((platform): TConnectOption => {
+        const schema = CREDENTIAL_SCHEMAS[platform as TCredentialPlatform];
+        if (schema) {
+          return {
+            platform,
+            method: 'credentials',
+            fields: Object.entries(schema.shape).map(([name, field]) => ({
+              name,
+              required: !(field as z.ZodType).safeParse(undefined).success,
+            })),
+          };
+        }
+        const missing = oauthProviderOf(platform) ? missingOf(platform) : [];
+        return {
+          platform,
+          method: 'authorization_page',
+          needs: platform === 'mastodon' ? 'instance' : platform === 'facebook' ? 'page_id' : null,
+          missing,
+          ...(missing.length > 0
+            ? {
+                error: notConfigured(platform, missing),
+              }
+            : {}),
+        };
+      });
+    },
 
     /** Starts a connect: a single-use state (hashed at rest) with its PKCE verifier, and the network's page. */
     async start(

@@ -1,5 +1,6 @@
 import {
   type AppError,
+  nextMonthStart,
   type TPlatform,
   type TTwitterAllowanceByPlan,
   twitterAllowanceUsedUp,
@@ -23,6 +24,14 @@ export function createTwitterAllowance(
   }
 
   return {
+    /** This month's figures, read without reserving anything (the dashboard's usage page). */
+    async status(accountId: string, plan: TPlan) {
+      const now = clock();
+      const used = await usage.used(accountId, PLATFORM, usageMonth(now));
+      const allowance = allowanceByPlan[plan];
+      return { allowance, used, remaining: Math.max(0, allowance - used), resetsAt: nextMonthStart(now) };
+    },
+
     /** Refuses (403) when nothing is left, without using anything: creating a post that lists twitter. */
     async ensureAvailable(accountId: string, plan: TPlan): Promise<void> {
       const now = clock();

@@ -7,19 +7,49 @@ import {
 } from '@sps/core/browser';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiError, api, type TPostView, type TSocialAccountView } from '../api.js';
+import { type ApiError, api, type TPostView, type TSocialAccountView } from '../api.js';
+import { asApiError, FieldError } from '../ui.js';
 
 /** Variant A's networks: only they can join the interval queue. */
 const QUEUE_NETWORKS = new Set(['twitter', 'threads', 'bluesky', 'linkedin', 'mastodon']);
-type TAction = 'draft' | 'publish' | 'queue';
+type TAction = 'draft' | 'publish' | 'queue' | 'save';
 
-function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  if (!message) return null;
-  return (
-    <p id={id} role="alert" className="error">
-      {message}
-    </p>
-  );
+/** An ISO instant as the value of a datetime-local input, in the viewer's time zone. */
+function toLocalInput(iso: string | null): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+function imageUrlsOf(post: TPostView | undefined): string {
+  return (post?.media?.images ?? []).map((i) => i.url).join('\n');
+}
+
+/**
+ * A PUT body with only what the person changed (Variant B changes only the fields it is given), so what the
+ * form cannot show (a video, alt text, a reply's media) stays as it is.
+ */
+function changesOf(
+  post: TPostView,
+  form: { content: string; platforms: string[]; segments: string[]; mediaUrls: string; scheduledFor: string },
+  urls: string[],
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (form.content !== post.content) body.content = form.content;
+  if ([...form.platforms].sort().join() !== [...post.platforms].sort().join())
+    body.platforms = form.platforms;
+  const before = post.segments ?? [];
+  if (form.segments.length !== before.length || form.segments.some((s, i) => s !== before[i]?.content))
+    body.segments = form.segments.map((content, i) => ({
+      content,
+      ...(before[i]?.media_urls?.length ? { media_urls: before[i]?.media_urls } : {}),
+    }));
+  if (form.mediaUrls.trim() !== imageUrlsOf(post).trim())
+    body.media =
+      urls.length > 0 ? { images: urls.map((url) => ({ url })), video: post.media?.video ?? null } : null;
+  if (form.scheduledFor !== toLocalInput(post.scheduled_for))
+    body.scheduled_for = form.scheduledFor ? new Date(form.scheduledFor).toISOString() : null;
+  return body;
 }
 
 /** `281 of 280 characters`, in the unit the network counts (bytes, graphemes…). */
@@ -46,23 +76,35 @@ function Counts({ platforms, texts }: { platforms: TPlatform[]; texts: string[] 
   );
 }
 
-export function Composer() {
+/** The new-post form, or with `post` the same form editing that post (drafts, scheduled and failed posts). */
+export function Composer({
+  post,
+  onDone,
+}: {
+  post?: TPostView;
+  /** Editing ended: saved (with what to tell the person) or cancelled. */
+  onDone?: (notice?: string) => void;
+} = {}) {
   const client = useQueryClient();
   const accounts = useQuery({
     queryKey: ['accounts'],
     queryFn: () => api<{ accounts: TSocialAccountView[] }>('GET', '/v1/accounts'),
   });
-  const [content, setContent] = useState('');
-  const [platforms, setPlatforms] = useState<TPlatform[]>([]);
-  const [segments, setSegments] = useState<string[]>([]);
-  const [mediaUrls, setMediaUrls] = useState('');
-  const [scheduledFor, setScheduledFor] = useState('');
+  const [content, setContent] = useState(post?.content ?? '');
+  const [platforms, setPlatforms] = useState<TPlatform[]>((post?.platforms ?? []) as TPlatform[]);
+  const [segments, setSegments] = useState<string[]>((post?.segments ?? []).map((s) => s.content));
+  const [mediaUrls, setMediaUrls] = useState(imageUrlsOf(post));
+  const [scheduledFor, setScheduledFor] = useState(toLocalInput(post?.scheduled_for ?? null));
   const [error, setError] = useState<ApiError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
+  // An edited post keeps its networks on offer even when their account was disconnected since.
   const connected = [
-    ...new Set((accounts.data?.accounts ?? []).filter((a) => a.is_active).map((a) => a.platform)),
+    ...new Set([
+      ...(accounts.data?.accounts ?? []).filter((a) => a.is_active).map((a) => a.platform),
+      ...(post?.platforms ?? []),
+    ]),
   ];
   const texts = [content, ...segments];
   const violations = findTextViolations(platforms, texts);
@@ -82,7 +124,18 @@ export function Composer() {
     setBusy(true);
     try {
       const media = urls.length > 0 ? { images: urls.map((url) => ({ url })) } : undefined;
-      let post: TPostView;
+      let created: TPostView;
+      if (action === 'save' && post) {
+        const changes = changesOf(post, { content, platforms, segments, mediaUrls, scheduledFor }, urls);
+        let message = 'Nothing was changed.';
+        if (Object.keys(changes).length > 0) {
+          const saved = await api<TPostView>('PUT', `/v1/posts/${post.id}`, changes);
+          message = `Saved; the post is now ${saved.status === 'scheduled' ? 'scheduled' : 'a draft'}.`;
+        }
+        await client.invalidateQueries({ queryKey: ['posts'] });
+        onDone?.(message);
+        return;
+      }
       if (action === 'queue') {
         const created = await api<{ post: { id: string } }>('POST', '/a/posts', {
           content,
@@ -92,7 +145,7 @@ export function Composer() {
         });
         setNotice(`Added to the queue (post ${created.post.id}).`);
       } else {
-        post = await api<TPostView>('POST', '/v1/posts', {
+        created = await api<TPostView>('POST', '/v1/posts', {
           content,
           platforms,
           ...(media ? { media } : {}),
@@ -102,10 +155,10 @@ export function Composer() {
             : {}),
         });
         if (action === 'publish') {
-          await api('POST', `/v1/posts/${post.id}/publish`);
+          await api('POST', `/v1/posts/${created.id}/publish`);
           setNotice('Publishing: results appear in the list below.');
         } else {
-          setNotice(post.status === 'scheduled' ? 'Scheduled.' : 'Saved as a draft.');
+          setNotice(created.status === 'scheduled' ? 'Scheduled.' : 'Saved as a draft.');
         }
       }
       setContent('');
@@ -114,11 +167,7 @@ export function Composer() {
       setScheduledFor('');
       await client.invalidateQueries({ queryKey: ['posts'] });
     } catch (e) {
-      setError(
-        e instanceof ApiError
-          ? e
-          : new ApiError(0, 'The service could not be reached', undefined, [], undefined),
-      );
+      setError(asApiError(e));
     } finally {
       setBusy(false);
     }
@@ -132,8 +181,12 @@ export function Composer() {
       .join(' ') || error?.forField('content');
 
   return (
-    <form className="composer" onSubmit={(e) => submit('draft', e)} aria-label="Compose a post">
-      <h2>New post</h2>
+    <form
+      className="composer"
+      onSubmit={(e) => submit(post ? 'save' : 'draft', e)}
+      aria-label={post ? 'Edit the post' : 'Compose a post'}
+    >
+      <h2>{post ? 'Edit post' : 'New post'}</h2>
       <label htmlFor="content">Content</label>
       <textarea
         id="content"
@@ -218,24 +271,35 @@ export function Composer() {
         </p>
       )}
       {notice && <p role="status">{notice}</p>}
-      <div className="actions">
-        <button type="submit" disabled={busy || violations.length > 0}>
-          {scheduledFor ? 'Schedule' : 'Save draft'}
-        </button>
-        <button type="button" disabled={busy || violations.length > 0} onClick={() => submit('publish')}>
-          Publish now
-        </button>
-        <button
-          type="button"
-          disabled={busy || violations.length > 0 || !queueAllowed}
-          title={
-            queueAllowed ? undefined : 'The queue takes X, Threads, Bluesky, LinkedIn and Mastodon posts'
-          }
-          onClick={() => submit('queue')}
-        >
-          Add to the queue
-        </button>
-      </div>
+      {post ? (
+        <div className="actions">
+          <button type="submit" disabled={busy || violations.length > 0}>
+            Save changes
+          </button>
+          <button type="button" className="secondary" onClick={() => onDone?.()}>
+            Cancel editing
+          </button>
+        </div>
+      ) : (
+        <div className="actions">
+          <button type="submit" disabled={busy || violations.length > 0}>
+            {scheduledFor ? 'Schedule' : 'Save draft'}
+          </button>
+          <button type="button" disabled={busy || violations.length > 0} onClick={() => submit('publish')}>
+            Publish now
+          </button>
+          <button
+            type="button"
+            disabled={busy || violations.length > 0 || !queueAllowed}
+            title={
+              queueAllowed ? undefined : 'The queue takes X, Threads, Bluesky, LinkedIn and Mastodon posts'
+            }
+            onClick={() => submit('queue')}
+          >
+            Add to the queue
+          </button>
+        </div>
+      )}
     </form>
   );
 }

@@ -1,8 +1,13 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api, type TPostView } from '../api.js';
+import { asApiError, localTime } from '../ui.js';
 import { Composer } from './composer.js';
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+/** What Variant B lets a person change: drafts, scheduled posts and failed ones (which become drafts). */
+const EDITABLE = new Set(['draft', 'scheduled', 'failed']);
+
+const when = (iso: string | null) => localTime(iso);
 
 interface TSchedule {
   queued: { post_id: string; expected_slot: string; content: string }[];
@@ -86,6 +91,56 @@ function Results({ post }: { post: TPostView }) {
   );
 }
 
+/** Delete with a confirmation; a post with published copies may take them down too (Variant A's delete). */
+function DeleteControls({ post, onDeleted }: { post: TPostView; onDeleted: (notice: string) => void }) {
+  const client = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const [fromNetworks, setFromNetworks] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const published = Object.values(post.platform_results ?? {}).some((r) => r.success);
+  if (post.status === 'publishing') return null;
+  const remove = async () => {
+    setError(null);
+    try {
+      if (fromNetworks) await api('DELETE', `/a/posts/${post.id}?deleteFromPlatforms=true`);
+      else await api('DELETE', `/v1/posts/${post.id}`);
+      await client.invalidateQueries({ queryKey: ['posts'] });
+      await client.invalidateQueries({ queryKey: ['queue-schedule'] });
+      onDeleted(fromNetworks ? 'Deleted; its published copies are being removed.' : 'Deleted.');
+    } catch (e) {
+      setError(asApiError(e).readable);
+    }
+  };
+  if (!confirming)
+    return (
+      <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+        Delete
+      </button>
+    );
+  return (
+    <fieldset className="confirm">
+      <legend>Delete this post?{published ? '' : ' It was not published anywhere.'}</legend>
+      {published && (
+        <label className="check">
+          <input type="checkbox" checked={fromNetworks} onChange={(e) => setFromNetworks(e.target.checked)} />
+          Also delete its published copies from the networks (where they allow it)
+        </label>
+      )}
+      <button type="button" className="danger" onClick={remove}>
+        Yes, delete
+      </button>
+      <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+        Keep it
+      </button>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
 export function PostsPage() {
   const posts = useQuery({
     queryKey: ['posts'],
@@ -93,11 +148,25 @@ export function PostsPage() {
     // Results appear without a reload: poll while anything is publishing.
     refetchInterval: (q) => (q.state.data?.posts.some((p) => p.status === 'publishing') ? 1500 : 15_000),
   });
+  const [editing, setEditing] = useState<TPostView | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const list = posts.data?.posts ?? [];
   return (
     <>
       <h1>Posts</h1>
-      <Composer />
+      {editing ? (
+        <Composer
+          key={editing.id}
+          post={editing}
+          onDone={(message) => {
+            setEditing(null);
+            setNotice(message ?? null);
+          }}
+        />
+      ) : (
+        <Composer />
+      )}
+      {notice && <p role="status">{notice}</p>}
       <Calendar posts={list} />
       <section aria-labelledby="list-title">
         <h2 id="list-title">All posts ({posts.data?.total ?? 0})</h2>
@@ -109,6 +178,7 @@ export function PostsPage() {
               <th scope="col">Networks</th>
               <th scope="col">Scheduled for</th>
               <th scope="col">Results</th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
@@ -120,6 +190,29 @@ export function PostsPage() {
                 <td>{when(p.scheduled_for)}</td>
                 <td>
                   <Results post={p} />
+                </td>
+                <td>
+                  <div className="actions">
+                    {EDITABLE.has(p.status) && (
+                      <button
+                        type="button"
+                        onClick={() => {
+                          setNotice(null);
+                          setEditing(p);
+                          window.scrollTo({ top: 0 });
+                        }}
+                      >
+                        Edit
+                      </button>
+                    )}
+                    <DeleteControls
+                      post={p}
+                      onDeleted={(message) => {
+                        if (editing?.id === p.id) setEditing(null);
+                        setNotice(message);
+                      }}
+                    />
+                  </div>
                 </td>
               </tr>
             ))}
