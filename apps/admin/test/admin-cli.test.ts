@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { presentAccountB } from '@sps/core';
+import { DEVELOPMENT_KEY_WARNING, presentAccountB } from '@sps/core';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import { COMMAND_SPECS } from '../src/command-specs.js';
@@ -155,7 +155,10 @@ describe('admin CLI: help, contract outputs, and what a simple command loads', (
     expect(social.code).toBe(0);
     expect(social.loaded.filter((m) => /@prisma|ioredis|bullmq|twitter-text/.test(m))).toEqual([]);
     const socialAccountId = String(json(social.stdout).socialAccountId);
-    expect(Object.keys(json(social.stdout))).toEqual(['socialAccountId']);
+    // The contract's answer; sealed with the development key (no ENCRYPTION_KEY here), the CLI says so in it.
+    const { warning, ...answer } = json(social.stdout);
+    expect(Object.keys(answer)).toEqual(['socialAccountId']);
+    expect(warning).toBe(DEVELOPMENT_KEY_WARNING);
     // The row and its account.connected event, as the repository (and Variant B) present them.
     const row = await api.db.socialAccount.findUniqueOrThrow({ where: { id: socialAccountId } });
     expect(row).toMatchObject({
