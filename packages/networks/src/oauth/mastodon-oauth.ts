@@ -49,6 +49,7 @@ export const mastodonOAuth: TOAuthProvider = {
       url: `${(call.apiBaseUrl ?? '').replace(/\/+$/, '')}/api/v1/accounts/verify_credentials`,
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
       userChosenHost: call.userChosenHost ?? false,
     });
     if (!me.id) throw new OAuthError('invalid', 'The instance did not say who connected');

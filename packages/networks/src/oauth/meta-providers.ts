@@ -51,6 +51,7 @@ export const threadsOAuth: TOAuthProvider = {
           access_token: short.accessToken,
         },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
     const me = await jsonRequest<{ id?: string; username?: string }>({
@@ -59,6 +60,7 @@ export const threadsOAuth: TOAuthProvider = {
       searchParams: { fields: 'id,username' },
       bearer: long.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     return [
       {
@@ -76,6 +78,7 @@ export const threadsOAuth: TOAuthProvider = {
         url: `${base(call, 'https://graph.threads.net')}/refresh_access_token`,
         searchParams: { grant_type: 'th_refresh_token', access_token: credentials.token },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
   },
@@ -112,6 +115,7 @@ export const instagramOAuth: TOAuthProvider = {
           access_token: short.accessToken,
         },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
     const me = await jsonRequest<{ user_id?: string | number; id?: string; username?: string }>({
@@ -120,6 +124,7 @@ export const instagramOAuth: TOAuthProvider = {
       searchParams: { fields: 'user_id,username' },
       bearer: long.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     return [
       {
@@ -137,6 +142,7 @@ export const instagramOAuth: TOAuthProvider = {
         url: `${base(call, 'https://graph.instagram.com')}/refresh_access_token`,
         searchParams: { grant_type: 'ig_refresh_token', access_token: credentials.token },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
   },
@@ -170,6 +176,7 @@ export const facebookOAuth: TOAuthProvider = {
           code,
         },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
     const long = fromTokenBody(
@@ -183,6 +190,7 @@ export const facebookOAuth: TOAuthProvider = {
           fb_exchange_token: user.accessToken,
         },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
     const graph = `${base(call, 'https://graph.facebook.com')}/${call.apiVersion ?? 'v25.0'}`;
@@ -192,6 +200,7 @@ export const facebookOAuth: TOAuthProvider = {
       searchParams: { fields: 'id,name,access_token', limit: '100' },
       bearer: long.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     const granted = (pages.data ?? []).filter((p) => p.id && p.access_token);
     const chosen = selection ? granted.filter((p) => p.id === selection) : granted;

@@ -34,6 +34,7 @@ export const twitterOAuth: TOAuthProvider = {
       url: `${api(call, 'https://api.x.com')}/2/users/me`,
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     return [
       {
@@ -77,6 +78,7 @@ export const youtubeOAuth: TOAuthProvider = {
       searchParams: { part: 'snippet', mine: 'true' },
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     const channel = channels.items?.[0];
     if (!channel) throw new OAuthError('invalid', 'This Google account has no YouTube channel');
@@ -114,6 +116,7 @@ export const linkedinOAuth: TOAuthProvider = {
       url: `${api(call, 'https://api.linkedin.com')}/v2/userinfo`,
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     return [
       {
@@ -156,6 +159,7 @@ export const tiktokOAuth: TOAuthProvider = {
       searchParams: { fields: 'open_id,display_name,username' },
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     const user = info.data?.user;
     return [
