@@ -83,16 +83,20 @@ export interface TMastodonApp {
   scopes: string;
 }
 
-/** The service's OAuth app on each Mastodon instance, registered once and reused. */
+/**
+ * The service's OAuth app on each Mastodon instance, registered once per redirect URI and reused. Keyed on
+ * both: after PUBLIC_URL changes, the app registered with the old redirect URI cannot be used with the new
+ * one (the instance refuses it), so a new app is registered and kept beside it.
+ */
 export function createMastodonAppRepository(db: TDb) {
+  const find = (instanceUrl: string, redirectUri: string): Promise<TMastodonApp | null> =>
+    db.mastodonApp.findUnique({ where: { instanceUrl_redirectUri: { instanceUrl, redirectUri } } });
   return {
-    async find(instanceUrl: string): Promise<TMastodonApp | null> {
-      return db.mastodonApp.findUnique({ where: { instanceUrl } });
-    },
+    find,
     /** Keeps the first app registered when two connects race (the other registration is unused). */
     async save(app: TMastodonApp): Promise<TMastodonApp> {
       await db.mastodonApp.createMany({ data: [app], skipDuplicates: true });
-      return (await db.mastodonApp.findUnique({ where: { instanceUrl: app.instanceUrl } })) ?? app;
+      return (await find(app.instanceUrl, app.redirectUri)) ?? app;
     },
   };
 }

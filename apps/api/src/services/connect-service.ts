@@ -112,8 +112,8 @@ export function createConnectService(deps: {
 
   async function mastodonCall(instanceUrl: string): Promise<TOAuthCall> {
     const redirectUri = redirectUriOf('mastodon');
-    let app = await deps.mastodonApps.find(instanceUrl);
-    if (!app || app.redirectUri !== redirectUri) {
+    let app = await deps.mastodonApps.find(instanceUrl, redirectUri);
+    if (!app) {
       const registered = await registerMastodonApp(instanceUrl, redirectUri, {
         clientName: 'Social Post Service',
         website: config.publicUrl,
