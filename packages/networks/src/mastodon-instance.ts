@@ -47,7 +47,8 @@ interface TInstanceV2 {
  * The most the publisher downloads for one attachment, whatever a server announces: the media fetcher holds
  * a download in memory, and a server run by an API user must not choose how much. Images: Mastodon's own
  * default (larger sources are re-encoded to fit, up to the fetcher's source cap); videos: the 512 MB the
- * other connectors stop at (X, TikTok, YouTube, Slack).
+ * other connectors stop at (X, TikTok, YouTube, Slack). mastodon.social itself announces 16,777,216 and
+ * 103,809,024 bytes (https://github.com/mastodon/mastodon/discussions/26709).
  */
 export const MASTODON_MAX_IMAGE_BYTES = MASTODON_DEFAULT_LIMITS.imageSizeLimit;
 export const MASTODON_MAX_VIDEO_BYTES = 512 * 1024 * 1024;
