@@ -28,7 +28,7 @@ import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
 import { mcpRouter } from './mcp/mcp.route.js';
 import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
-import { adminAuth } from './ops/admin-auth.js';
+import { adminAuth, localOnly } from './ops/admin-auth.js';
 import { bullBoardRouter } from './ops/bull-board.js';
 import { createApiMetrics, type TApiMetrics } from './ops/metrics.js';
 import { createAccountService } from './services/account-service.js';
@@ -147,12 +147,13 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   );
 
   app.use(metrics.middleware);
-  // Operator routes need ADMIN_TOKEN and are off without it: /metrics names routes, queue depths and
-  // refusal counts, nothing a tenant should read (the workers serve theirs on METRICS_HOST only).
+  // Operator routes: /metrics names routes, queue depths and refusal counts, nothing a tenant should read.
+  // With ADMIN_TOKEN it needs the token; without it only a scraper on this machine reaching the socket
+  // directly gets it (the workers serve theirs on METRICS_HOST only). Bull Board is off without the token.
+  app.get('/metrics', env.ADMIN_TOKEN ? adminAuth(env.ADMIN_TOKEN) : localOnly(), async (_req, res) => {
+    res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
   if (env.ADMIN_TOKEN) {
-    app.get('/metrics', adminAuth(env.ADMIN_TOKEN), async (_req, res) => {
-      res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
-    });
     app.use('/admin/queues', adminAuth(env.ADMIN_TOKEN), bullBoardRouter(queues, '/admin/queues'));
   }
 
