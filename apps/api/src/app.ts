@@ -62,6 +62,14 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const accountsRepo = createAccountRepository(db);
   const settings = createSettingsRepository(db);
   const metrics = createApiMetrics(queues);
+  // Failed authentications per client address: wrong API keys, and OAuth callbacks with unknown states.
+  const authFailures = new WindowLimiter(
+    redis,
+    `${env.QUEUE_PREFIX}:rl:auth-failures`,
+    env.AUTH_FAILURES_PER_MINUTE,
+    Math.max(1, Math.round(60 * env.RATE_LIMIT_WINDOW_SCALE)),
+    logger,
+  );
   const verifier = new ApiKeyVerifier(
     accountsRepo,
     {
@@ -69,13 +77,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       // A quarter of the pool at most for keys nobody has verified lately: a flood of made-up keys waits
       // for its turn there, while requests with known keys keep the rest.
       lookupConcurrency: Math.floor(env.DB_POOL_MAX / 4),
-      failures: new WindowLimiter(
-        redis,
-        `${env.QUEUE_PREFIX}:rl:auth-failures`,
-        env.AUTH_FAILURES_PER_MINUTE,
-        Math.max(1, Math.round(60 * env.RATE_LIMIT_WINDOW_SCALE)),
-        logger,
-      ),
+      failures: authFailures,
       onLookup: (outcome) => metrics.keyLookups.inc({ outcome }),
       onRefused: (reason) => metrics.authRefusals.inc({ reason }),
     },
@@ -178,7 +180,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const depsA = { verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits };
   const depsB = { ...depsA, settings, webhooks, connect };
   // Where the networks send the user back after consent: no API key, the single-use state binds it.
-  app.use(oauthCallbackRouter(connect, logger));
+  app.use(oauthCallbackRouter(connect, logger, authFailures));
   app.use('/api', variantARouter(depsA));
   app.use(
     '/mcp',

@@ -1,6 +1,6 @@
 import { AppError, hashApiKey, looksLikeApiKey, safeEqual } from '@sps/core';
 import type { TAccountRepository, TAuthenticatedKey, TPlan } from '@sps/db';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -228,16 +228,39 @@ function presentedKey(
   return null;
 }
 
-export function authenticate(verifier: ApiKeyVerifier, options: { allowXApiKey: boolean }): RequestHandler {
+/**
+ * Variant B's rate-limit headers on the wrong-key limit's 429 (the spec wants them on every 429 with
+ * Retry-After, which the error handler sets): the address's failure window, used up.
+ */
+function setFailureWindowHeaders(res: Response, error: AppError): void {
+  const details = error.details as { limit?: unknown; reset_at?: unknown };
+  const resetMs = typeof details.reset_at === 'string' ? Date.parse(details.reset_at) : Number.NaN;
+  if (typeof details.limit !== 'number' || !Number.isFinite(resetMs)) return;
+  res.setHeader('X-RateLimit-Limit', String(details.limit));
+  res.setHeader('X-RateLimit-Remaining', '0');
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil(resetMs / 1000)));
+}
+
+export function authenticate(
+  verifier: ApiKeyVerifier,
+  options: { allowXApiKey: boolean; rateLimitHeaders?: boolean },
+): RequestHandler {
   const how = options.allowXApiKey
     ? 'Authorization: Bearer <API_KEY> or x-api-key: <API_KEY>'
     : 'Authorization: Bearer <API_KEY>';
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     const key = presentedKey(req.get('authorization'), req.get('x-api-key'), options.allowXApiKey);
     if (key === null) {
       throw new AppError('unauthorized', 'Missing API key', { fix: `Send your API key as ${how}.` });
     }
-    const found = await verifier.verify(key, clientKey(req.ip));
+    let found: TAuthenticatedKey | null;
+    try {
+      found = await verifier.verify(key, clientKey(req.ip));
+    } catch (error) {
+      if (options.rateLimitHeaders && error instanceof AppError && error.code === 'rate_limited')
+        setFailureWindowHeaders(res, error);
+      throw error;
+    }
     if (!found) {
       throw new AppError('unauthorized', 'Invalid API key', {
         fix: 'Check that the key is complete and has not been revoked; create a new one in the dashboard if needed.',
