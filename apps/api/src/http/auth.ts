@@ -97,6 +97,11 @@ export class ApiKeyVerifier {
   /** Addresses known to be over the failure limit, until when: their refusals cost no Redis round trip. */
   private readonly blocked = new LRUCache<string, number>({ max: NEGATIVE_MAX });
   private readonly gate: LookupGate;
+  /**
+   * Counts evictions. A lookup that began before an eviction may return after it with the key as it was
+   * (a revocation racing a request): it answers its own request but is not cached if this moved meanwhile.
+   */
+  private evictions = 0;
 
   constructor(
     private readonly accounts: TAccountRepository,
@@ -125,14 +130,21 @@ export class ApiKeyVerifier {
     await subscriber.subscribe(ApiKeyVerifier.channel(prefix));
     connectedOnce = true;
     subscriber.on('message', (_channel: string, hash: string) => {
-      if (hash === '*') this.cache.clear();
-      else this.cache.delete(hash);
+      if (hash === '*') this.clear();
+      else this.evict(hash);
     });
   }
 
   /** Forgets every verified key (they are looked up again on their next use). */
   clear(): void {
+    this.evictions += 1;
     this.cache.clear();
+  }
+
+  /** Forgets one key (revoked, or its account's plan changed). */
+  evict(hash: string): void {
+    this.evictions += 1;
+    this.cache.delete(hash);
   }
 
   /** A key verified less than a TTL ago: answered without the database or any limit. */
@@ -189,6 +201,7 @@ export class ApiKeyVerifier {
     // A key that was valid until its entry expired is looked up without queueing behind unknown keys.
     const knownGood = this.cache.has(hash);
     const find = () => this.accounts.findActiveKey(hash);
+    const evictionsBefore = this.evictions;
     let key: TAuthenticatedKey | null;
     try {
       key = knownGood ? await find() : await this.gate.run(find);
@@ -204,7 +217,8 @@ export class ApiKeyVerifier {
       return null;
     }
     this.options.onLookup?.('found');
-    if (this.options.ttlMs > 0) this.cache.set(hash, { key, until: now + this.options.ttlMs });
+    if (this.options.ttlMs > 0 && this.evictions === evictionsBefore)
+      this.cache.set(hash, { key, until: now + this.options.ttlMs });
     if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
       key.lastUsedAt = new Date(now);
       this.accounts
