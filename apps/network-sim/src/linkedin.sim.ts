@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { registerLinkedInAssets, type TLinkedInAssets } from './linkedin-media.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+import { LINKEDIN_COMMENT_MAX, LINKEDIN_COMMENTARY_MAX, linkedInShownLength } from './text-limits.sim.js';
 
 function linkedInError(
   res: Response,
@@ -136,6 +137,18 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
       linkedInError(res, 422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /author :: is not a valid urn', 100);
       return;
     }
+    // Modeled, like the other Rest.li validation errors here: no page quotes LinkedIn's words for it.
+    const shown = typeof body.commentary === 'string' ? linkedInShownLength(body.commentary) : 0;
+    if (shown > LINKEDIN_COMMENTARY_MAX) {
+      linkedInError(
+        res,
+        422,
+        'UNPROCESSABLE_ENTITY',
+        `ERROR :: /commentary :: length ${shown} exceeds the maximum of ${LINKEDIN_COMMENTARY_MAX}`,
+        100,
+      );
+      return;
+    }
     // A post may only reference media uploaded through the Images/Videos APIs and AVAILABLE. Modeled on
     // LinkedIn's Rest.li validation errors (`ERROR :: /path :: reason`, 422).
     const problem = contentProblem(body.content, assets);
@@ -211,6 +224,16 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
     const parent = sim.getPost('linkedin', target);
     if (!parent || parent.deleted || !body.actor || !body.message?.text) {
       linkedInError(res, 404, 'NOT_FOUND', `Not Found: ${target}`);
+      return;
+    }
+    if (body.message.text.length > LINKEDIN_COMMENT_MAX) {
+      linkedInError(
+        res,
+        422,
+        'UNPROCESSABLE_ENTITY',
+        `ERROR :: /message/text :: length ${body.message.text.length} exceeds the maximum of ${LINKEDIN_COMMENT_MAX}`,
+        100,
+      );
       return;
     }
     const id = sim.nextNumericId();

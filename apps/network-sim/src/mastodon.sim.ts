@@ -1,4 +1,3 @@
-import { mastodonTextLength } from '@sps/core';
 import type { Request, Response, Router } from 'express';
 import {
   attachProblem,
@@ -14,6 +13,7 @@ import {
   type TErrorRenderer,
   type TSimPost,
 } from './sim-state.js';
+import { mastodonTextLength } from './text-limits.sim.js';
 
 /** Mastodon answers errors as `{ error }`; rate limits carry `X-RateLimit-Reset` as an ISO timestamp. */
 const renderMastodonError: TErrorRenderer = (res, fault) => {
@@ -120,7 +120,7 @@ export function registerMastodonSim(router: Router, sim: SimState): void {
       return;
     }
     // StatusLengthValidator counts links as 23 and remote mentions by their local part.
-    if (mastodonTextLength(body.status ?? '', config.maxCharacters).length > config.maxCharacters) {
+    if (typeof body.status === 'string' && mastodonTextLength(body.status) > config.maxCharacters) {
       res
         .status(422)
         .json({ error: `Validation failed: Text character limit of ${config.maxCharacters} exceeded` });

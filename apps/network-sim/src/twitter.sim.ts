@@ -7,6 +7,7 @@ import {
   type TErrorRenderer,
   type TSimPost,
 } from './sim-state.js';
+import { X_TEXT_MAX, xTextLength } from './text-limits.sim.js';
 import {
   invalidRequest,
   mediaIdsProblem,
@@ -53,6 +54,9 @@ const renderTwitterError: TErrorRenderer = (res, fault) => {
   }
 };
 
+const X_TOO_LONG =
+  'Your Tweet text is too long. For more information on how Twitter determines text length see https://github.com/twitter/twitter-text.';
+
 interface TTweetBody {
   text?: string;
   reply?: { in_reply_to_tweet_id?: string };
@@ -69,9 +73,16 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
   router.post('/2/tweets', (req, res) => {
     if (!requireBearer(req, res)) return;
     const body = (req.body ?? {}) as TTweetBody;
-    const text = body.text ?? '';
+    const text = typeof body.text === 'string' ? body.text : '';
     const replyTo = body.reply?.in_reply_to_tweet_id ?? null;
     const mediaIds = body.media?.media_ids ?? [];
+    if (xTextLength(text) > X_TEXT_MAX) {
+      // X's words for an over-long text, as clients report them (tweepy: "400 Bad Request\nYour Tweet text is
+      // too long. For more information…"; https://github.com/gundogan8/FotBot/issues/22). Some report the same
+      // message with 403 Forbidden; the connector takes any 4xx as a refusal.
+      invalidRequest(res, X_TOO_LONG);
+      return;
+    }
     const mediaProblem = Array.isArray(mediaIds)
       ? mediaIdsProblem(media, mediaIds)
       : 'Your media IDs are invalid.';
