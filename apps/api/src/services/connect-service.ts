@@ -21,6 +21,7 @@ import {
   OAUTH_ENDPOINTS,
   OAuthError,
   oauthProviderOf,
+  refreshDueAtOf,
   registerMastodonApp,
   type TConnectedIdentity,
   type TOAuthCall,
@@ -186,7 +187,7 @@ export function createConnectService(deps: {
     record: TSocialAccountRecord,
     credentials: TSocialCredentials,
   ) {
-    const due = oauthProviderOf(platform)?.refreshDueAt(record.tokenExpiresAt, new Date(), credentials);
+    const due = refreshDueAtOf(platform, record.tokenExpiresAt, new Date(), credentials);
     if (!due) return;
     // Best effort: the publisher's reconciler enqueues it from PostgreSQL if Redis is unreachable now.
     await enqueueTokenRefresh(deps.queues, record.id, due).catch((err: Error) =>

@@ -52,6 +52,8 @@ export const DEFAULT_LIFETIMES: Partial<Record<TPlatform, TLifetimes>> = {
   instagram: { accessSeconds: 5_184_000, refreshSeconds: null },
   facebook: { accessSeconds: 5_184_000, refreshSeconds: null },
   mastodon: { accessSeconds: null, refreshSeconds: null },
+  // Session JWTs of an app-password sign-in (the reference PDS: 120 minutes and 90 days).
+  bluesky: { accessSeconds: 7200, refreshSeconds: 7_776_000 },
 };
 
 /** The client every simulated network knows (README: OAUTH_<NAME>_CLIENT_ID / _SECRET for the simulator). */
@@ -190,7 +192,8 @@ export function bearerOf(req: Request): string | null {
  */
 export function refusesToken(sim: SimState, platform: TPlatform, req: Request): boolean {
   const token = bearerOf(req);
-  if (!token) return false;
+  // Bluesky's PDS checks its own session JWTs (bluesky-auth.sim.ts), with its own errors.
+  if (!token || platform === 'bluesky') return false;
   const store = stores.get(sim);
   if (!store) return token.startsWith(`sim-${platform}-at-`);
   const status = store.statusOf(token, platform, 'access');

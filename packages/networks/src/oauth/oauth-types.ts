@@ -28,6 +28,8 @@ export interface TTokenSet {
   refreshToken?: string | undefined;
   expiresAt: Date | null;
   refreshExpiresAt?: Date | null | undefined;
+  /** Replaces the stored `extra` (Bluesky: the app password kept, the PDS from the session's DID document). */
+  extra?: Record<string, string> | undefined;
 }
 
 /** One network identity a completed flow connects (Facebook may give several pages). */
