@@ -88,7 +88,8 @@ export function createTokenRefresher(deps: {
     return refreshBlueskySession(
       {
         serviceUrl,
-        identifier: stored.externalId?.startsWith('did:') ? stored.externalId : stored.accountName,
+        // A DID or handle (the admin CLI's --external-id), else the account's name, as the connector used to sign in.
+        identifier: stored.externalId || stored.accountName,
         timeoutMs: config.timeoutMs,
         userChosenHost: new URL(serviceUrl).origin !== new URL(configured).origin,
       },
