@@ -2,6 +2,7 @@ import type { TPlatform } from '@sps/core';
 import express, { type Express, type Response, type Router } from 'express';
 import { blueskyAuthOf, registerBlueskyAuthControls } from '../bluesky-auth.sim.js';
 import { graphError } from '../graph-sim.js';
+import { registerLinkedInOrganizationControls } from '../linkedin-orgs.sim.js';
 import type { SimState } from '../sim-state.js';
 import { registerAuthServer, type TAuthServerConfig } from './auth-server.js';
 import { registerIdentitySims } from './identity.sim.js';
@@ -198,6 +199,7 @@ export function registerOAuthSims(app: Express, sim: SimState): void {
   registerIdentitySims(routerOf, sim);
   for (const [platform, router] of routers) app.use(`/${platform}`, router);
   registerBlueskyAuthControls(app, sim);
+  registerLinkedInOrganizationControls(app, sim);
 
   app.post('/__sim/oauth/lifetimes', (req, res) => {
     const body = req.body as {

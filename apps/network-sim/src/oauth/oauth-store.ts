@@ -35,6 +35,8 @@ export interface TSimToken {
   /** Access tokens: when issued (Meta refuses refreshing younger than a day). */
   issuedAt: number;
   kind: 'access' | 'refresh';
+  /** What the person granted (the code's scopes; a refresh keeps them). */
+  scopes: string;
 }
 
 export interface TLifetimes {
@@ -99,7 +101,7 @@ export class OAuthSimStore {
     platform: TPlatform,
     user: string,
     family: string,
-    options: { refresh: boolean; accessSeconds?: number | null },
+    options: { refresh: boolean; accessSeconds?: number | null; scopes?: string },
   ): {
     accessToken: string;
     refreshToken: string | null;
@@ -119,6 +121,7 @@ export class OAuthSimStore {
       revoked: false,
       spent: false,
       issuedAt: now,
+      scopes: options.scopes ?? '',
     });
     let refreshToken: string | null = null;
     if (options.refresh) {
@@ -132,6 +135,7 @@ export class OAuthSimStore {
         revoked: false,
         spent: false,
         issuedAt: now,
+        scopes: options.scopes ?? '',
       });
     }
     return { accessToken, refreshToken, expiresIn: accessSeconds, refreshExpiresIn: life.refreshSeconds };
@@ -220,4 +224,15 @@ export function numericIdOf(user: string, digits = 18): string {
 
 export function hashIdOf(user: string, length = 24): string {
   return createHash('sha256').update(user).digest('hex').slice(0, length);
+}
+
+/**
+ * The scopes behind a request's bearer token: what the person granted for a token the simulator issued,
+ * null for a token from outside (the admin CLI's `--token`), which is let through as before.
+ */
+export function grantedScopesOf(sim: SimState, platform: TPlatform, req: Request): Set<string> | null {
+  const token = bearerOf(req);
+  const found = token ? oauthStoreOf(sim).tokens.get(token) : undefined;
+  if (!found || found.platform !== platform) return null;
+  return new Set(found.scopes.split(/[ ,]+/).filter(Boolean));
 }
