@@ -10,8 +10,10 @@ export interface TConnectorAccount {
   externalId: string | null;
   /** Server base URL for Mastodon instances and Bluesky PDSes; wins over the configured base URL. */
   instanceUrl: string | null;
-  /** The token given at connect time (OAuth access token, bot token, or a Bluesky app password). */
+  /** What the connector sends: an OAuth access token, a bot token, or a Bluesky session's access JWT. */
   token: string;
+  /** Non-secret details stored with the credentials (Bluesky: the account's PDS from its DID document). */
+  extra?: Readonly<Record<string, string>>;
 }
 
 export interface TMediaImage {

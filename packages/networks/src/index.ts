@@ -18,6 +18,13 @@ export {
 } from './media-fetch.js';
 export { sniffMedia, type TSniffed } from './media-sniff.js';
 export {
+  createBlueskySession,
+  isSessionJwt,
+  jwtExpiresAt,
+  refreshBlueskySession,
+  type TBlueskySessionCall,
+} from './oauth/bluesky-session.js';
+export {
   CREDENTIAL_CHECKS,
   CredentialRefusedError,
   type TCredentialCheckOptions,
@@ -29,6 +36,7 @@ export {
   OAUTH_ENDPOINTS,
   OAUTH_PROVIDERS,
   oauthProviderOf,
+  refreshDueAtOf,
   resolveOAuthApp,
 } from './oauth/oauth-registry.js';
 export {

@@ -9,6 +9,7 @@ import type {
   TRemoteRef,
 } from '../src/connector.js';
 import { createConnectors } from '../src/connector-registry.js';
+import { createBlueskySession } from '../src/oauth/bluesky-session.js';
 
 // Each readable network's `findPublished` against the strict simulator: a post that landed is found with
 // the id the publish answered, a post that did not land is absent, a read the network refuses is
@@ -83,6 +84,14 @@ let connectors: Partial<Record<TPlatform, TNetworkConnector>>;
 
 beforeAll(async () => {
   running = await startNetworkSim();
+  // Bluesky connectors use the stored session (signed in once at connect), never the app password.
+  const bluesky = SPECS.find((spec) => spec.platform === 'bluesky');
+  const session = await createBlueskySession(
+    { serviceUrl: running.baseUrls.bluesky, identifier: 'user.bsky.social', timeoutMs: 2000 },
+    'app-pw',
+  );
+  if (bluesky)
+    bluesky.account = { ...bluesky.account, externalId: session.did ?? null, token: session.accessToken };
   connectors = createConnectors({
     baseUrls: running.baseUrls,
     timeoutMs: 2000,
@@ -95,7 +104,11 @@ beforeEach(() => running.sim.reset());
 const unique = (label: string) => `${label} ${Math.random().toString(36).slice(2, 8)}`;
 
 describe.each(SPECS)('$platform read-back', (spec) => {
-  const account: TConnectorAccount = { ...spec.account, id: `acc-${spec.platform}`, platform: spec.platform };
+  const accountOf = (): TConnectorAccount => ({
+    ...spec.account,
+    id: `acc-${spec.platform}`,
+    platform: spec.platform,
+  });
   // Bluesky's record key comes from the idempotency key and the post's creation time.
   const postCreatedAt = new Date(Date.now() - 1_000);
   const connector = () => {
@@ -105,7 +118,7 @@ describe.each(SPECS)('$platform read-back', (spec) => {
   };
   const publish = async (text: string, extra: Partial<TPublishInput> = {}) => {
     const outcome = await connector().publish({
-      account,
+      account: accountOf(),
       text,
       media: spec.media ?? null,
       replyTo: null,
@@ -118,7 +131,7 @@ describe.each(SPECS)('$platform read-back', (spec) => {
     return outcome;
   };
   const probe = (text: string, extra: Partial<TPublishedProbe> = {}): TPublishedProbe => ({
-    account,
+    account: accountOf(),
     text,
     replyTo: null,
     root: null,

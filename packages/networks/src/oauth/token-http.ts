@@ -82,6 +82,8 @@ export interface TJsonRequest {
   form?: Record<string, string>;
   searchParams?: Record<string, string>;
   bearer?: string;
+  /** Extra request headers (LinkedIn's version and Rest.li protocol headers). */
+  headers?: Record<string, string>;
   basic?: { username: string; password: string };
   invalidRequestIsRefusal?: boolean;
   /**
@@ -96,7 +98,7 @@ export interface TJsonRequest {
  * caller decides: a refresh job retries transient failures, a callback reports them).
  */
 export async function jsonRequest<T = Record<string, unknown>>(req: TJsonRequest): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
   if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
   if (req.basic)
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(req.basic.username)}:${encodeURIComponent(req.basic.password)}`).toString('base64')}`;
