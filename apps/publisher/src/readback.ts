@@ -38,8 +38,10 @@ export interface TUnanswered {
   mediaCount: number;
   idempotencyKey: string;
   postCreatedAt: Date;
-  /** When the write-ahead row was first recorded. */
+  /** When the write-ahead row was first recorded: the start of the window searched. */
   since: Date;
+  /** When the segment was last sent (the latest write-ahead): "absent" is trusted READBACK_SETTLE after it. */
+  lastSentAt: Date;
   /**
    * A person asked for this resend (retry, or publishing the post again) after an earlier attempt could not
    * tell: what the network cannot be asked about is sent.
@@ -115,7 +117,7 @@ async function ask(
  * Before an unanswered segment is sent again (after a crash, a timeout, or a person's retry), the network
  * is asked whether it holds it: found is recorded as if the answer had arrived, absent is sent, and only
  * what cannot be asked stays `unknown` with the exact check a person should make. "Absent" is trusted
- * once the network has had `readbackSettleMs` since the write-ahead to store and show the post.
+ * once the network has had `readbackSettleMs` since the latest send to store and show the post.
  */
 export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered): Promise<TDoubtDecision> {
   const connector = ctx.connectors[u.platform];
@@ -141,7 +143,8 @@ export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered):
         },
       };
     case 'absent': {
-      const waited = until.getTime() - u.since.getTime();
+      // From the latest send, not the first: a resend the network is still storing is not absent.
+      const waited = until.getTime() - u.lastSentAt.getTime();
       if (idempotent || waited >= ctx.options.readbackSettleMs) {
         ctx.metrics.readback(u.platform, 'absent');
         return { do: 'send' };
