@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Router } from 'express';
+import { codePoints, findLinks } from './links.sim.js';
 import { numericIdOf, simUserOf } from './oauth/oauth-store.js';
 import {
   answerOrHang,
@@ -53,6 +55,72 @@ const renderTwitterError: TErrorRenderer = (res, fault) => {
   }
 };
 
+/** A link of a stored tweet, as `entities.urls` gives it. */
+interface TUrlEntity {
+  start: number;
+  end: number;
+  url: string;
+  expanded_url: string;
+  display_url: string;
+  media_key?: string;
+}
+
+/** What the simulator keeps of a tweet beside its text. */
+interface TTweetExtras {
+  media_ids: string[];
+  poll: unknown;
+  urls: TUrlEntity[];
+}
+
+const tco = (seed: string) =>
+  `https://t.co/${createHash('sha256').update(seed).digest('base64url').replace(/[-_]/g, 'x').slice(0, 10)}`;
+const display = (target: string) => {
+  const bare = target.replace(/^https?:\/\//i, '');
+  return bare.length > 23 ? `${bare.slice(0, 22)}…` : bare;
+};
+
+/**
+ * X stores a tweet with every link rewritten to a 23-character t.co address and a t.co link to the media
+ * appended when media is attached; `entities.urls` names each target (`expanded_url`, with `http://` added
+ * to a link typed without a scheme) at its code-point offsets.
+ * https://docs.x.com/x-api/fundamentals/data-dictionary
+ */
+function shorten(id: string, user: string, text: string, mediaIds: string[]) {
+  let out = '';
+  let cursor = 0;
+  const urls: TUrlEntity[] = [];
+  for (const [i, link] of findLinks(text).entries()) {
+    out += text.slice(cursor, link.start);
+    const url = tco(`${id}:${i}`);
+    const start = codePoints(out, out.length);
+    out += url;
+    urls.push({
+      start,
+      end: start + url.length,
+      url,
+      expanded_url: link.target,
+      display_url: display(link.target),
+    });
+    cursor = link.end;
+  }
+  out += text.slice(cursor);
+  if (mediaIds.length > 0) {
+    out += out === '' ? '' : ' ';
+    const url = tco(`${id}:media`);
+    const start = codePoints(out, out.length);
+    out += url;
+    urls.push({
+      start,
+      end: start + url.length,
+      url,
+      expanded_url: `https://x.com/${user}/status/${id}/photo/1`,
+      display_url: `pic.x.com/${url.slice(13)}`,
+      media_key: `3_${mediaIds[0]}`,
+    });
+  }
+  return { text: out, urls };
+}
+
 interface TTweetBody {
   text?: string;
   reply?: { in_reply_to_tweet_id?: string };
@@ -89,16 +157,21 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
       return;
     }
     const id = sim.nextNumericId();
+    const user = simUserOf(sim, 'twitter', req);
+    const shown = shorten(id, user, text, mediaIds);
+    const extras: TTweetExtras = { media_ids: mediaIds, poll: body.poll ?? null, urls: shown.urls };
     sim.addPost({
       platform: 'twitter',
       remoteId: id,
-      text,
+      text: shown.text,
       replyTo,
-      media: { media_ids: mediaIds, poll: body.poll ?? null },
+      media: extras,
       idempotencyKey: null,
-      author: numericIdOf(simUserOf(sim, 'twitter', req), 19),
+      author: numericIdOf(user, 19),
     });
-    answerOrHang(res, () => res.status(201).json({ data: { id, text, edit_history_tweet_ids: [id] } }));
+    answerOrHang(res, () =>
+      res.status(201).json({ data: { id, text: shown.text, edit_history_tweet_ids: [id] } }),
+    );
   });
 
   /**
@@ -127,7 +200,9 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
     const all = sim.timelineOf('twitter', req.params.id, start);
     const page = all.slice(offset, offset + max);
     const shape = (p: TSimPost) => {
-      const mediaIds = (p.media as { media_ids?: string[] } | null)?.media_ids ?? [];
+      const extras = p.media as Partial<TTweetExtras> | null;
+      const mediaIds = extras?.media_ids ?? [];
+      const urls = extras?.urls ?? [];
       return {
         id: p.remoteId,
         text: p.text,
@@ -139,6 +214,7 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
         ...(fields.has('attachments') && mediaIds.length > 0
           ? { attachments: { media_keys: mediaIds.map((m) => `3_${m}`) } }
           : {}),
+        ...(fields.has('entities') && urls.length > 0 ? { entities: { urls } } : {}),
       };
     };
     const more = offset + max < all.length;

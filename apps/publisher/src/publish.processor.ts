@@ -121,6 +121,7 @@ async function publishNetwork(
     const root = item.rootSegment === null ? null : (refs.get(item.rootSegment) ?? null);
     const media = segmentMedia(post, item.segmentIndex);
     const unanswered = (since: Date, lastSentAt: Date, personAsked: boolean): TUnanswered => ({
+      postId: post.id,
       platform,
       account: credentials,
       segmentIndex: item.segmentIndex,

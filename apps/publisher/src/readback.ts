@@ -29,6 +29,7 @@ const networkName = (p: TPlatform) => NAMES[p] ?? p.charAt(0).toUpperCase() + p.
 
 /** A segment that was sent and never answered: what was sent, and since when it may have landed. */
 export interface TUnanswered {
+  postId: string;
   platform: TPlatform;
   account: TConnectorAccount;
   segmentIndex: number;
@@ -80,7 +81,12 @@ export function doubtMessage(u: TUnanswered, reason: string, until: Date): strin
   );
 }
 
-function probeOf(u: TUnanswered, account: TConnectorAccount, until: Date): TPublishedProbe {
+function probeOf(
+  ctx: TPublisherContext,
+  u: TUnanswered,
+  account: TConnectorAccount,
+  until: Date,
+): TPublishedProbe {
   return {
     account,
     text: u.text,
@@ -91,7 +97,19 @@ function probeOf(u: TUnanswered, account: TConnectorAccount, until: Date): TPubl
     postCreatedAt: u.postCreatedAt,
     since: u.since,
     until,
+    // Another segment's post (same text, an earlier post) is never taken for this one.
+    claimed: (remoteIds) => claimedIds(ctx, u, account, remoteIds),
   };
+}
+
+function claimedIds(ctx: TPublisherContext, u: TUnanswered, account: TConnectorAccount, remoteIds: string[]) {
+  return ctx.publishing.claimedRemoteIds({
+    platform: u.platform,
+    externalId: account.externalId,
+    remoteIds,
+    postId: u.postId,
+    segmentIndex: u.segmentIndex,
+  });
 }
 
 /** Asks the network once; a refused token gets one refresh and one more question. */
@@ -102,12 +120,12 @@ async function ask(
   until: Date,
 ): Promise<{ outcome: TFindOutcome; account: TConnectorAccount }> {
   let account = u.account;
-  let outcome = await connector.findPublished(probeOf(u, account, until));
+  let outcome = await connector.findPublished(probeOf(ctx, u, account, until));
   if (outcome.kind === 'failed' && outcome.failure.kind === 'auth_expired') {
     const renewed = await ctx.tokens.afterUnauthorized(account.id, account.token);
     if (renewed?.ok) {
       account = { ...account, token: renewed.token };
-      outcome = await connector.findPublished(probeOf(u, account, until));
+      outcome = await connector.findPublished(probeOf(ctx, u, account, until));
     }
   }
   return { outcome, account };
@@ -132,7 +150,19 @@ export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered):
   }
   const { outcome } = await ask(ctx, connector as Parameters<typeof ask>[1], u, until);
   switch (outcome.kind) {
-    case 'found':
+    case 'found': {
+      // Checked again just before it is recorded: a connector that does not filter, or a race with
+      // another segment recording the same id, never gives this segment another one's post.
+      if ((await claimedIds(ctx, u, u.account, [outcome.remoteId])).has(outcome.remoteId)) {
+        ctx.metrics.readback(u.platform, 'retry_later');
+        const reason = `${networkName(u.platform)} showed a matching post that is recorded for another post of this service.`;
+        if (u.finalAttempt) return cannotTell(reason);
+        return {
+          do: 'retry',
+          retryAfterMs: undefined,
+          message: `${u.platform}: read-back found a claimed post`,
+        };
+      }
       ctx.metrics.readback(u.platform, 'found');
       return {
         do: 'record',
@@ -142,6 +172,7 @@ export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered):
           ...(outcome.meta ? { meta: outcome.meta } : {}),
         },
       };
+    }
     case 'absent': {
       // From the latest send, not the first: a resend the network is still storing is not absent.
       const waited = until.getTime() - u.lastSentAt.getTime();

@@ -114,6 +114,11 @@ export interface TPublishedProbe {
   since: Date;
   /** Now, when asked. */
   until: Date;
+  /**
+   * Which of these remote ids the service already recorded for another segment (of this post or another):
+   * such a post is never taken for the lost one. Absent: nothing is excluded.
+   */
+  claimed?: (remoteIds: string[]) => Promise<ReadonlySet<string>>;
 }
 
 /**

@@ -12,7 +12,16 @@ import type {
 } from './connector.js';
 import { classifyHttpError, createHttpClient } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
-import { MAX_READ_PAGES, readFailure, sameText, tooMany, windowStart } from './readback-match.js';
+import {
+  expandXLinks,
+  firstUnclaimed,
+  MAX_READ_PAGES,
+  readFailure,
+  sameText,
+  type TXUrlEntity,
+  tooMany,
+  windowStart,
+} from './readback-match.js';
 import { createTwitterMedia } from './twitter-media.js';
 
 const NETWORK = 'X';
@@ -27,17 +36,21 @@ interface TTimelineTweet {
   created_at?: string;
   referenced_tweets?: { type: string; id: string }[];
   attachments?: { media_keys?: string[] };
+  entities?: { urls?: TXUrlEntity[] };
 }
 interface TTimeline {
   data?: TTimelineTweet[];
   meta?: { result_count?: number; next_token?: string };
 }
 
-/** X rewrites links to t.co and appends a link for attached media; the rest of the text is as sent. */
+/**
+ * X rewrites links to t.co (their targets are in `entities.urls`) and appends a link for attached media;
+ * the text is compared with its links expanded, so two posts that differ only by a link are told apart.
+ */
 function isSegment(tweet: TTimelineTweet, probe: TPublishedProbe): boolean {
   const repliedTo = tweet.referenced_tweets?.find((r) => r.type === 'replied_to')?.id ?? null;
   return (
-    sameText(probe.text, tweet.text, { ignoreUrls: true }) &&
+    sameText(probe.text, expandXLinks(tweet.text, tweet.entities?.urls), { schemeless: true }) &&
     repliedTo === (probe.replyTo?.remoteId ?? null) &&
     (tweet.attachments?.media_keys?.length ?? 0) === probe.mediaCount
   );
@@ -118,14 +131,18 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
               searchParams: {
                 start_time: xTime(windowStart(probe)),
                 max_results: 100,
-                'tweet.fields': 'created_at,referenced_tweets,attachments',
+                'tweet.fields': 'created_at,referenced_tweets,attachments,entities',
                 ...(token ? { pagination_token: token } : {}),
               },
             })
             .json<TTimeline>();
           const tweets = body.data ?? [];
           read += tweets.length;
-          const found = tweets.find((t) => isSegment(t, probe));
+          const found = await firstUnclaimed(
+            probe,
+            tweets.filter((t) => isSegment(t, probe)),
+            (t) => t.id,
+          );
           if (found) {
             const handle = account.accountName.replace(/^@/, '');
             return { kind: 'found', remoteId: found.id, url: `https://x.com/${handle}/status/${found.id}` };

@@ -140,6 +140,20 @@ describe.each(SPECS)('$platform read-back', (spec) => {
     if (found.kind === 'found') expect(found.url).toBe(sent.url);
   });
 
+  it('tells apart posts that differ only by their link, and skips a post recorded for another segment', async () => {
+    const words = unique('New article');
+    const a = await publish(`${words}: https://blog.example.com/a`);
+    expect(await connector().findPublished(probe(`${words}: https://blog.example.com/b`))).toEqual({
+      kind: 'absent',
+    });
+    const same = probe(`${words}: https://blog.example.com/a`);
+    expect(await connector().findPublished(same)).toMatchObject({ kind: 'found', remoteId: a.remoteId });
+    // Bluesky reads the segment's own record key: no other segment's post can be there.
+    if (spec.platform === 'bluesky') return;
+    const claimed = async (ids: string[]) => new Set(ids.filter((id) => id === a.remoteId));
+    expect(await connector().findPublished({ ...same, claimed })).toEqual({ kind: 'absent' });
+  });
+
   it('answers absent when the post is not there', async () => {
     await publish(unique('something else'));
     expect(await connector().findPublished(probe(unique('never sent')))).toEqual({ kind: 'absent' });

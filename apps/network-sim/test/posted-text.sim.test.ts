@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { createNetworkSimApp } from '../src/server.js';
+
+// What the networks give back of a post's text: X's t.co links and entities, Slack's link markup.
+const app = createNetworkSimApp();
+
+describe('posted text as the networks show it', () => {
+  it('X: links become t.co in the text, entities.urls name their targets (a bare domain as http://)', async () => {
+    const auth = { authorization: 'Bearer token-links' };
+    const created = await request(app)
+      .post('/twitter/2/tweets')
+      .set(auth)
+      .send({ text: 'Read https://blog.example.com/a or example.com' });
+    expect(created.status).toBe(201);
+    expect(created.body.data.text).toMatch(/^Read https:\/\/t\.co\/\w{10} or https:\/\/t\.co\/\w{10}$/);
+    const me = await request(app).get('/twitter/2/users/me').set(auth);
+    const timeline = await request(app)
+      .get(`/twitter/2/users/${me.body.data.id}/tweets`)
+      .query({ 'tweet.fields': 'created_at,entities' })
+      .set(auth);
+    const tweet = timeline.body.data[0];
+    expect(tweet.text).toBe(created.body.data.text);
+    expect(tweet.entities.urls).toEqual([
+      {
+        start: 5,
+        end: 28,
+        url: expect.stringMatching(/^https:\/\/t\.co\//),
+        expanded_url: 'https://blog.example.com/a',
+        display_url: 'blog.example.com/a',
+      },
+      {
+        start: 32,
+        end: 55,
+        url: expect.stringMatching(/^https:\/\/t\.co\//),
+        expanded_url: 'http://example.com',
+        display_url: 'example.com',
+      },
+    ]);
+    // Without tweet.fields=entities there are none.
+    const plain = await request(app).get(`/twitter/2/users/${me.body.data.id}/tweets`).set(auth);
+    expect(plain.body.data[0].entities).toBeUndefined();
+  });
+
+  it('Slack: a link is kept as <url>, one typed without a scheme as <http://…|as typed>', async () => {
+    const auth = { authorization: 'Bearer xoxb-links' };
+    const posted = await request(app)
+      .post('/slack/chat.postMessage')
+      .set(auth)
+      .send({ channel: 'C777', text: 'Read https://blog.example.com/a or example.com' });
+    expect(posted.body.message.text).toBe(
+      'Read <https://blog.example.com/a> or <http://example.com|example.com>',
+    );
+    const history = await request(app)
+      .get('/slack/conversations.history')
+      .query({ channel: 'C777' })
+      .set(auth);
+    expect(history.body.messages[0].text).toBe(posted.body.message.text);
+  });
+});
