@@ -2,7 +2,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { TPlatform } from '@sps/core';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
-import { createB, settleB, simPosts, simRequests, type TPostB, uniqueMarker } from './pipeline-helpers.js';
+import {
+  createB,
+  pollUntil,
+  settleB,
+  simPosts,
+  simRequests,
+  type TPostB,
+  type TPublishResultA,
+  uniqueMarker,
+} from './pipeline-helpers.js';
 
 // A segment sent more than once (a 429 then a timeout) and read-backs that must not take another post's
 // copy for the lost one.
@@ -133,4 +142,66 @@ describe('a read-back never takes another post for the lost one', () => {
       expect(simPosts(api, platform, m)).toHaveLength(2);
     },
   );
+});
+
+describe('publishing a failed post again keeps what may have reached the network', () => {
+  it('X: a final attempt that gave up while X was still storing the tweet; POST /api/posts/{id}/publish reads it back instead of resending', async () => {
+    const api = await startTestApi({
+      publisher: true,
+      networkTimeoutMs: 800,
+      readbackSettleMs: 300,
+      backoffBaseMs: 20,
+    });
+    try {
+      const created = await api.account('pro');
+      await api.connect(created.accountId, 'twitter');
+      const m = uniqueMarker('gave-up');
+      // Seven attempts: X takes the request and never stores nor answers it; each read finds nothing and
+      // the next attempt sends again. The eighth and last: X stores the tweet 2 s after the call timed out,
+      // the read right after the timeout finds nothing, and the attempt gives up with the segment in doubt.
+      api.sim?.sim.addFault({ platform: 'twitter', kind: 'hang', remaining: 7, pathIncludes: '/2/tweets' });
+      api.sim?.sim.addFault({
+        platform: 'twitter',
+        kind: 'slow',
+        delayMs: 2_000,
+        remaining: 1,
+        pathIncludes: '/2/tweets',
+      });
+      const failed = await publishB(
+        api,
+        created.apiKey,
+        { content: `gave up ${m}`, platforms: ['twitter'] },
+        60_000,
+      );
+      expect(failed.status).toBe('failed');
+      expect(failed.platform_results?.twitter).toEqual({
+        success: false,
+        error: expect.stringContaining('Gave up after several attempts'),
+      });
+      await pollUntil(
+        async () => simPosts(api, 'twitter', m).length,
+        (n) => n === 1,
+        10_000,
+      );
+
+      const again = await request(api.app)
+        .post(`/api/posts/${failed.id}/publish`)
+        .set('x-api-key', created.apiKey);
+      expect(again.status).toBe(200);
+      const tweets = simPosts(api, 'twitter', m);
+      expect(tweets).toHaveLength(1);
+      expect((again.body as { publishResults: TPublishResultA[] }).publishResults).toEqual([
+        {
+          platform: 'twitter',
+          success: true,
+          postUrl: expect.stringContaining(tweets[0]?.remoteId ?? '?'),
+          resolvedBy: 'readback',
+        },
+      ]);
+      // Eight sends of the first publish, none since.
+      expect(simRequests(api, 'twitter', '/2/tweets', m)).toHaveLength(8);
+    } finally {
+      await api.close();
+    }
+  }, 120_000);
 });
