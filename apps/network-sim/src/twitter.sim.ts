@@ -70,7 +70,21 @@ interface TTweetExtras {
   media_ids: string[];
   poll: unknown;
   urls: TUrlEntity[];
+  /** The text as it was sent (before t.co), for the duplicate rule. */
+  source: string;
 }
+
+/**
+ * X refuses a text the same author posted recently. X does not document the window; the simulator uses a
+ * day (modeled). Body as X answers it (https://github.com/akrherz/iembot/issues/163).
+ */
+const DUPLICATE_WINDOW_MS = 24 * 60 * 60_000;
+const DUPLICATE_BODY = {
+  detail: 'You are not allowed to create a Tweet with duplicate content.',
+  type: 'about:blank',
+  title: 'Forbidden',
+  status: 403,
+};
 
 const tco = (seed: string) =>
   `https://t.co/${createHash('sha256').update(seed).digest('base64url').replace(/[-_]/g, 'x').slice(0, 10)}`;
@@ -156,10 +170,26 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
       });
       return;
     }
-    const id = sim.nextNumericId();
     const user = simUserOf(sim, 'twitter', req);
+    const author = numericIdOf(user, 19);
+    const recent = Date.now() - DUPLICATE_WINDOW_MS;
+    if (
+      text !== '' &&
+      sim
+        .timelineOf('twitter', author, recent)
+        .some((p) => (p.media as Partial<TTweetExtras> | null)?.source === text)
+    ) {
+      res.status(403).json(DUPLICATE_BODY);
+      return;
+    }
+    const id = sim.nextNumericId();
     const shown = shorten(id, user, text, mediaIds);
-    const extras: TTweetExtras = { media_ids: mediaIds, poll: body.poll ?? null, urls: shown.urls };
+    const extras: TTweetExtras = {
+      media_ids: mediaIds,
+      poll: body.poll ?? null,
+      urls: shown.urls,
+      source: text,
+    };
     sim.addPost({
       platform: 'twitter',
       remoteId: id,
@@ -167,7 +197,7 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
       replyTo,
       media: extras,
       idempotencyKey: null,
-      author: numericIdOf(user, 19),
+      author,
     });
     answerOrHang(res, () =>
       res.status(201).json({ data: { id, text: shown.text, edit_history_tweet_ids: [id] } }),

@@ -42,6 +42,24 @@ describe('posted text as the networks show it', () => {
     expect(plain.body.data[0].entities).toBeUndefined();
   });
 
+  it('X: the same text again from the same account is 403 duplicate content; once deleted it may be posted', async () => {
+    const auth = { authorization: 'Bearer token-dup' };
+    const first = await request(app).post('/twitter/2/tweets').set(auth).send({ text: 'only once please' });
+    expect(first.status).toBe(201);
+    const again = await request(app).post('/twitter/2/tweets').set(auth).send({ text: 'only once please' });
+    expect(again.status).toBe(403);
+    expect(again.body).toEqual({
+      detail: 'You are not allowed to create a Tweet with duplicate content.',
+      type: 'about:blank',
+      title: 'Forbidden',
+      status: 403,
+    });
+    await request(app).delete(`/twitter/2/tweets/${first.body.data.id}`).set(auth);
+    expect(
+      (await request(app).post('/twitter/2/tweets').set(auth).send({ text: 'only once please' })).status,
+    ).toBe(201);
+  });
+
   it('Slack: a link is kept as <url>, one typed without a scheme as <http://…|as typed>', async () => {
     const auth = { authorization: 'Bearer xoxb-links' };
     const posted = await request(app)

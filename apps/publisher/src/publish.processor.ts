@@ -162,6 +162,7 @@ async function publishNetwork(
       replyTo,
       root,
       idempotencyKey,
+      sentBefore: existing !== undefined,
       progress: {
         saved: progress,
         save: async (state) => {
@@ -189,7 +190,9 @@ async function publishNetwork(
     }
     if (outcome.failure.outcomeUnknown && !progress) {
       // The request left and no answer came: the network may hold it already (the timeout case).
-      const decision = await resolveUnanswered(ctx, unanswered(since, sentAt, false));
+      // A send refused as a duplicate posted nothing: the settle wait counts from the send before it.
+      const lastSent = outcome.failure.duplicate && existing ? existing.lastSentAt : sentAt;
+      const decision = await resolveUnanswered(ctx, unanswered(since, lastSent, false));
       if (decision.do === 'record') {
         await record(item.segmentIndex, decision.remote);
         confirmedByReadback = true;

@@ -56,6 +56,18 @@ function isSegment(tweet: TTimelineTweet, probe: TPublishedProbe): boolean {
   );
 }
 
+/**
+ * X refuses the same text twice from one account: 403 `{"detail":"You are not allowed to create a Tweet
+ * with duplicate content.","type":"about:blank","title":"Forbidden","status":403}` (seen in the wild:
+ * https://github.com/akrherz/iembot/issues/163; X does not document the rule's window).
+ */
+function isDuplicateRefusal(err: unknown): boolean {
+  if (!(err instanceof HTTPError) || err.response.statusCode !== 403) return false;
+  const body = err.response.body;
+  const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
+  return /duplicate content/i.test(text.slice(0, 2_000));
+}
+
 /** `start_time` takes RFC 3339 with second granularity. */
 const xTime = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -105,6 +117,29 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
         const handle = account.accountName.replace(/^@/, '');
         return { ok: true, remoteId: id, url: `https://x.com/${handle}/status/${id}` };
       } catch (err) {
+        if (isDuplicateRefusal(err)) {
+          const { status, body: refused } = classify(err);
+          const common = { kind: 'rejected' as const, status, ...(refused ? { body: refused } : {}) };
+          if (input.sentBefore) {
+            // An earlier send whose answer was lost did post it: the publisher reads the account back.
+            return {
+              ok: false,
+              failure: {
+                ...common,
+                outcomeUnknown: true,
+                duplicate: true,
+                message: `${NETWORK} refused to post this again as a duplicate of a recent post of the account, and no earlier attempt's post with this text could be found on the account (it may be another post with the same text). Check the ${NETWORK} account ${account.accountName}; change the text to post it anyway.`,
+              },
+            };
+          }
+          return {
+            ok: false,
+            failure: {
+              ...common,
+              message: `${NETWORK} refused this post as a duplicate: the account ${account.accountName} recently posted the same text. Change the text and retry.`,
+            },
+          };
+        }
         return { ok: false, failure: classify(err) };
       }
     },
