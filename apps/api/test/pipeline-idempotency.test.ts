@@ -68,3 +68,82 @@ describe('X refuses duplicate content', () => {
     });
   }, 60_000);
 });
+
+describe('idempotency keys expire: past their lifetime a lost answer is read back, or left to a person', () => {
+  let api: TTestApi;
+  beforeAll(async () => {
+    // The publisher no longer trusts the keys, and the networks have forgotten them.
+    api = await startTestApi({
+      publisher: true,
+      networkTimeoutMs: 800,
+      readbackSettleMs: 300,
+      keyTrustMs: { mastodon: 0, discord: 0 },
+    });
+    if (api.sim) Object.assign(api.sim.sim.keyLifetimesMs, { mastodon: 0, discord: 0 });
+  });
+  afterAll(() => api.close());
+
+  it('Mastodon: the status whose answer was lost is found by reading the account back, not posted again', async () => {
+    const created = await api.account('pro');
+    await api.connect(created.accountId, 'mastodon');
+    const m = uniqueMarker('masto');
+    api.sim?.sim.addFault({
+      platform: 'mastodon',
+      kind: 'hang_after_create',
+      remaining: 1,
+      pathIncludes: '/api/v1/statuses',
+    });
+    const content = `Lost answer ${m} https://blog.example.com/a-rather-long-path/that-mastodon-cuts?x=1&y=2\n\nSecond <paragraph>`;
+    const done = await publishB(api, created.apiKey, { content, platforms: ['mastodon'] });
+    const statuses = simPosts(api, 'mastodon', m);
+    expect(statuses).toHaveLength(1);
+    expect(done.status).toBe('published');
+    expect(done.platform_results?.mastodon).toEqual({
+      success: true,
+      post_id: statuses[0]?.remoteId,
+      post_url: expect.any(String),
+      resolved_by: 'readback',
+    });
+  });
+
+  it('Mastodon without read:statuses: stays unknown with what to check, not resent', async () => {
+    const created = await api.account('pro');
+    await api.connect(created.accountId, 'mastodon', 'noread-user');
+    const m = uniqueMarker('masto-noread');
+    api.sim?.sim.addFault({
+      platform: 'mastodon',
+      kind: 'hang_after_create',
+      remaining: 1,
+      pathIncludes: '/api/v1/statuses',
+    });
+    const done = await publishB(api, created.apiKey, { content: `noread ${m}`, platforms: ['mastodon'] });
+    expect(simPosts(api, 'mastodon', m)).toHaveLength(1);
+    expect(done.status).toBe('failed');
+    expect(done.platform_results?.mastodon).toEqual({
+      success: false,
+      error: expect.stringContaining('Mastodon may or may not have received this post'),
+    });
+    const error = (done.platform_results?.mastodon as { error: string }).error;
+    expect(error).toContain('read:statuses');
+    expect(error).toContain('idempotency key');
+  });
+
+  it('Discord past the nonce’s few minutes, without READ_MESSAGE_HISTORY: unknown with what to check, not resent', async () => {
+    const created = await api.account('pro');
+    await api.connect(created.accountId, 'discord', 'bot', { externalId: 'nohistory-7' });
+    const m = uniqueMarker('discord-late');
+    api.sim?.sim.addFault({
+      platform: 'discord',
+      kind: 'hang_after_create',
+      remaining: 1,
+      pathIncludes: '/messages',
+    });
+    const done = await publishB(api, created.apiKey, { content: `late ${m}`, platforms: ['discord'] });
+    expect(simPosts(api, 'discord', m)).toHaveLength(1);
+    expect(done.status).toBe('failed');
+    expect(done.platform_results?.discord).toEqual({
+      success: false,
+      error: expect.stringContaining('Discord may or may not have received this post'),
+    });
+  });
+});

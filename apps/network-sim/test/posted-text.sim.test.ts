@@ -60,6 +60,39 @@ describe('posted text as the networks show it', () => {
     ).toBe(201);
   });
 
+  it('Mastodon: statuses come back as HTML, newest first, 40 at most, paged by Link; read:statuses needed', async () => {
+    const auth = { authorization: 'Bearer masto-list' };
+    const me = await request(app).get('/mastodon/api/v1/accounts/verify_credentials').set(auth);
+    for (const n of [1, 2, 3]) {
+      await request(app)
+        .post('/mastodon/api/v1/statuses')
+        .set(auth)
+        .send({ status: `n${n} <b> https://blog.example.com/${n}\nnext` });
+    }
+    const list = await request(app)
+      .get(`/mastodon/api/v1/accounts/${me.body.id}/statuses`)
+      .query({ limit: 2 })
+      .set(auth);
+    expect(list.status).toBe(200);
+    expect(list.body).toHaveLength(2);
+    expect(list.body[0].content).toBe(
+      '<p>n3 &lt;b&gt; <a href="https://blog.example.com/3" target="_blank" rel="nofollow noopener" translate="no">' +
+        '<span class="invisible">https://</span><span class="">blog.example.com/3</span><span class="invisible"></span></a>' +
+        '<br />next</p>',
+    );
+    expect(list.headers.link).toContain(`max_id=${list.body[1].id}>; rel="next"`);
+    const older = await request(app)
+      .get(`/mastodon/api/v1/accounts/${me.body.id}/statuses`)
+      .query({ limit: 2, max_id: list.body[1].id })
+      .set(auth);
+    expect(older.body.map((s: { content: string }) => s.content.slice(0, 5))).toEqual(['<p>n1']);
+    const noScope = await request(app)
+      .get(`/mastodon/api/v1/accounts/${me.body.id}/statuses`)
+      .set({ authorization: 'Bearer noread-token' });
+    expect(noScope.status).toBe(403);
+    expect(noScope.body).toEqual({ error: 'This action is outside the authorized scopes' });
+  });
+
   it('Slack: a link is kept as <url>, one typed without a scheme as <http://…|as typed>', async () => {
     const auth = { authorization: 'Bearer xoxb-links' };
     const posted = await request(app)

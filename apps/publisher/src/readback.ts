@@ -10,11 +10,22 @@ import type { TPublisherContext } from './context.js';
 import { failTarget, type TNetworkOutcome, unknownTarget } from './target-outcomes.js';
 
 /**
- * Networks whose API deduplicates a resent request (Mastodon `Idempotency-Key`, Discord `nonce` with
- * `enforce_nonce`, Bluesky's record key derived from the idempotency key and the post's creation time):
- * a segment whose outcome is unknown and cannot be read back may be sent again with the same key.
+ * Networks whose API deduplicates a resent request, and for how long after the last send a resend with
+ * the same key is trusted to be deduplicated: a segment whose outcome is unknown and cannot be read back
+ * may be sent again within it. Keys expire, so each is trusted with a margin for the resend's own trip:
+ * - Mastodon keeps the `Idempotency-Key` an hour (PostStatusService stores it with `setex(…, 3_600, …)`,
+ *   https://github.com/mastodon/mastodon/blob/main/app/services/post_status_service.rb): 50 minutes;
+ * - Discord checks `nonce` with `enforce_nonce` "for uniqueness in the past few minutes"
+ *   (https://discord.com/developers/docs/resources/message#create-message): one minute;
+ * - Bluesky's record key (from the idempotency key and the post's creation time) never expires: a record
+ *   at that key exists or not.
+ * Past it, the network is read back (Mastodon, Discord) or the segment stays `unknown` for a person.
  */
-export const IDEMPOTENT: ReadonlySet<TPlatform> = new Set(['mastodon', 'discord', 'bluesky']);
+export const DEFAULT_KEY_TRUST_MS: Readonly<Partial<Record<TPlatform, number>>> = {
+  mastodon: 50 * 60_000,
+  discord: 60_000,
+  bluesky: Number.POSITIVE_INFINITY,
+};
 
 /** READBACK_SETTLE's default: a network that has not shown a post a minute after it was sent does not hold it. */
 export const DEFAULT_READBACK_SETTLE_MS = 60_000;
@@ -139,10 +150,18 @@ async function ask(
  */
 export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered): Promise<TDoubtDecision> {
   const connector = ctx.connectors[u.platform];
-  const idempotent = IDEMPOTENT.has(u.platform);
   const until = new Date();
+  // The key still dedupes a resend only while the network remembers it (from the latest send).
+  const trust = ctx.options.keyTrustMs?.[u.platform] ?? DEFAULT_KEY_TRUST_MS[u.platform];
+  const idempotent = trust !== undefined && until.getTime() - u.lastSentAt.getTime() < trust;
+  const expired =
+    trust === undefined || idempotent
+      ? ''
+      : ` A resend would not be deduplicated any more: ${networkName(u.platform)} remembers its idempotency key only a while.`;
   const cannotTell = (reason: string): TDoubtDecision =>
-    idempotent || u.personAsked ? { do: 'send' } : { do: 'unknown', error: doubtMessage(u, reason, until) };
+    idempotent || u.personAsked
+      ? { do: 'send' }
+      : { do: 'unknown', error: doubtMessage(u, `${reason}${expired}`, until) };
   if (!connector?.findPublished) {
     return cannotTell(
       `the previous attempt was interrupted and ${networkName(u.platform)}'s API cannot be asked.`,

@@ -67,6 +67,11 @@ const SPECS: TSpec[] = [
     readPath: '/messages?',
   },
   {
+    platform: 'mastodon',
+    account: { accountName: 'sps_masto', externalId: null, instanceUrl: null, token: 'masto-token' },
+    readPath: '/statuses?',
+  },
+  {
     platform: 'bluesky',
     account: {
       accountName: 'user.bsky.social',
@@ -224,8 +229,15 @@ describe('reads a network refuses for good', () => {
     expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('Missing Access') });
   });
 
-  it('Telegram, TikTok, YouTube and Mastodon offer no read-back (see README)', () => {
-    for (const platform of ['telegram', 'tiktok', 'youtube', 'mastodon'] as const) {
+  it('Mastodon without read:statuses (a connection made before it was asked): 403, so a person checks', async () => {
+    const outcome = await connectors.mastodon?.findPublished?.(
+      probe({ ...base, platform: 'mastodon', accountName: 'm', externalId: '1', token: 'noread-token' }),
+    );
+    expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('read:statuses') });
+  });
+
+  it('Telegram, TikTok and YouTube offer no read-back (see README)', () => {
+    for (const platform of ['telegram', 'tiktok', 'youtube'] as const) {
       expect(connectors[platform]?.findPublished).toBeUndefined();
     }
   });
