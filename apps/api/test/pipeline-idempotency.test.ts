@@ -123,7 +123,7 @@ describe('idempotency keys expire: past their lifetime a lost answer is read bac
       success: false,
       error: expect.stringContaining('Mastodon may or may not have received this post'),
     });
-    const error = (done.platform_results?.mastodon as { error: string }).error;
+    const error = (done.platform_results?.mastodon as { error?: string } | undefined)?.error ?? '';
     expect(error).toContain('read:statuses');
     expect(error).toContain('idempotency key');
   });
