@@ -89,9 +89,20 @@ export function createMastodonAppRepository(db: TDb) {
     async find(instanceUrl: string): Promise<TMastodonApp | null> {
       return db.mastodonApp.findUnique({ where: { instanceUrl } });
     },
-    /** Keeps the first app registered when two connects race (the other registration is unused). */
+    /**
+     * Keeps the first app registered when two connects race (the other registration is unused); an app
+     * registered again because the stored one differs (another redirect URI, scopes the service now asks
+     * for) replaces it.
+     */
     async save(app: TMastodonApp): Promise<TMastodonApp> {
       await db.mastodonApp.createMany({ data: [app], skipDuplicates: true });
+      await db.mastodonApp.updateMany({
+        where: {
+          instanceUrl: app.instanceUrl,
+          OR: [{ redirectUri: { not: app.redirectUri } }, { scopes: { not: app.scopes } }],
+        },
+        data: app,
+      });
       return (await db.mastodonApp.findUnique({ where: { instanceUrl: app.instanceUrl } })) ?? app;
     },
   };

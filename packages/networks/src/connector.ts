@@ -63,6 +63,11 @@ export interface TPublishInput {
   /** Resumable progress; absent in callers that do not keep it (each publish then starts afresh). */
   progress?: TPublishProgress;
   /**
+   * An earlier attempt already sent this segment (its answer was lost, or it failed in a way that may still
+   * have posted): a network that refuses duplicate content then tells us that attempt landed.
+   */
+  sentBefore?: boolean;
+  /**
    * When the post was created: a time that never changes across attempts, for keys derived from it
    * (Bluesky's record key is a timestamp identifier). Without it the connector uses the current time.
    */
@@ -83,6 +88,12 @@ export interface TNetworkFailure {
   retryAfterMs?: number;
   /** True when the request may have reached the network (timeout after sending): do not blindly resend. */
   outcomeUnknown?: boolean;
+  /**
+   * The network refused this send as a duplicate of a post it holds, which an earlier send of the segment
+   * may have made (with `outcomeUnknown`): this send did not post, so the read-back's settle wait counts from
+   * the earlier one.
+   */
+  duplicate?: boolean;
 }
 
 export type TPublishOutcome =
@@ -116,6 +127,11 @@ export interface TPublishedProbe {
   since: Date;
   /** Now, when asked. */
   until: Date;
+  /**
+   * Which of these remote ids the service already recorded for another segment (of this post or another):
+   * such a post is never taken for the lost one. Absent: nothing is excluded.
+   */
+  claimed?: (remoteIds: string[]) => Promise<ReadonlySet<string>>;
 }
 
 /**

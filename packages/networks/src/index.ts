@@ -30,7 +30,7 @@ export {
   type TCredentialCheckOptions,
 } from './oauth/credential-check.js';
 export { newAuthorizationSecrets } from './oauth/grants.js';
-export { registerMastodonApp } from './oauth/mastodon-oauth.js';
+export { MASTODON_SCOPES, registerMastodonApp } from './oauth/mastodon-oauth.js';
 export {
   OAUTH_APP_PLATFORMS,
   OAUTH_ENDPOINTS,

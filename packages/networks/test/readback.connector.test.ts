@@ -68,6 +68,11 @@ const SPECS: TSpec[] = [
     readPath: '/messages?',
   },
   {
+    platform: 'mastodon',
+    account: { accountName: 'sps_masto', externalId: null, instanceUrl: null, token: 'masto-token' },
+    readPath: '/statuses?',
+  },
+  {
     platform: 'bluesky',
     account: {
       accountName: 'user.bsky.social',
@@ -153,6 +158,20 @@ describe.each(SPECS)('$platform read-back', (spec) => {
     if (found.kind === 'found') expect(found.url).toBe(sent.url);
   });
 
+  it('tells apart posts that differ only by their link, and skips a post recorded for another segment', async () => {
+    const words = unique('New article');
+    const a = await publish(`${words}: https://blog.example.com/a`);
+    expect(await connector().findPublished(probe(`${words}: https://blog.example.com/b`))).toEqual({
+      kind: 'absent',
+    });
+    const same = probe(`${words}: https://blog.example.com/a`);
+    expect(await connector().findPublished(same)).toMatchObject({ kind: 'found', remoteId: a.remoteId });
+    // Bluesky reads the segment's own record key: no other segment's post can be there.
+    if (spec.platform === 'bluesky') return;
+    const claimed = async (ids: string[]) => new Set(ids.filter((id) => id === a.remoteId));
+    expect(await connector().findPublished({ ...same, claimed })).toEqual({ kind: 'absent' });
+  });
+
   it('answers absent when the post is not there', async () => {
     await publish(unique('something else'));
     expect(await connector().findPublished(probe(unique('never sent')))).toEqual({ kind: 'absent' });
@@ -223,8 +242,15 @@ describe('reads a network refuses for good', () => {
     expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('Missing Access') });
   });
 
-  it('Telegram, TikTok, YouTube and Mastodon offer no read-back (see README)', () => {
-    for (const platform of ['telegram', 'tiktok', 'youtube', 'mastodon'] as const) {
+  it('Mastodon without read:statuses (a connection made before it was asked): 403, so a person checks', async () => {
+    const outcome = await connectors.mastodon?.findPublished?.(
+      probe({ ...base, platform: 'mastodon', accountName: 'm', externalId: '1', token: 'noread-token' }),
+    );
+    expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('read:statuses') });
+  });
+
+  it('Telegram, TikTok and YouTube offer no read-back (see README)', () => {
+    for (const platform of ['telegram', 'tiktok', 'youtube'] as const) {
       expect(connectors[platform]?.findPublished).toBeUndefined();
     }
   });

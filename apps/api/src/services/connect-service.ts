@@ -17,6 +17,7 @@ import type { TMastodonAppRepository, TOAuthStateRepository, TSocialAccountRepos
 import {
   CREDENTIAL_CHECKS,
   CredentialRefusedError,
+  MASTODON_SCOPES,
   newAuthorizationSecrets,
   OAUTH_ENDPOINTS,
   OAuthError,
@@ -114,7 +115,9 @@ export function createConnectService(deps: {
   async function mastodonCall(instanceUrl: string): Promise<TOAuthCall> {
     const redirectUri = redirectUriOf('mastodon');
     let app = await deps.mastodonApps.find(instanceUrl);
-    if (!app || app.redirectUri !== redirectUri) {
+    // An app registered before the service asked for more scopes (read:statuses) cannot grant them.
+    const scopes = MASTODON_SCOPES.join(' ');
+    if (!app || app.redirectUri !== redirectUri || app.scopes !== scopes) {
       const registered = await registerMastodonApp(instanceUrl, redirectUri, {
         clientName: 'Social Post Service',
         website: config.publicUrl,
@@ -126,7 +129,7 @@ export function createConnectService(deps: {
         clientId: registered.clientId,
         clientSecretEncrypted: secretBox.seal(registered.clientSecret, config.encryptionKey),
         redirectUri,
-        scopes: 'read:accounts write:statuses write:media',
+        scopes,
       });
     }
     return {
