@@ -110,7 +110,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       publicUrl: env.publicUrl,
       oauthApps: env.oauthApps,
       networkBaseUrls: env.networkBaseUrls,
-      apiVersions: {},
+      apiVersions: { linkedin: env.LINKEDIN_API_VERSION },
       timeoutMs: env.OAUTH_TIMEOUT,
       encryptionKey: env.encryptionKey,
     },

@@ -71,6 +71,11 @@ const ZApiEnv = ZCommonEnv.extend({
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Bound on each call to a network's token or identity endpoint while connecting an account. */
   OAUTH_TIMEOUT: ZDuration.default(parseDuration('15s')),
+  /** `LinkedIn-Version` of the organization look-ups at connect (the publisher reads the same variable). */
+  LINKEDIN_API_VERSION: z
+    .string()
+    .regex(/^\d{6}(\.\d{2})?$/, 'a LinkedIn version is YYYYMM (or YYYYMM.NN)')
+    .default('202607'),
 });
 
 export type TApiEnv = z.output<typeof ZApiEnv> & {

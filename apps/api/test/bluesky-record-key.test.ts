@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { blueskyRecordKey, createConnectors } from '@sps/networks';
+import { blueskyRecordKey, createBlueskySession, createConnectors } from '@sps/networks';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
 import { createB, settleB, simPosts, simRequests, uniqueMarker } from './pipeline-helpers.js';
@@ -84,14 +84,19 @@ describe('Bluesky record keys through the publisher', () => {
       });
       const bluesky = createConnectors({ baseUrls: sim.baseUrls, timeoutMs: 2000 }).bluesky;
       if (!bluesky) throw new Error('no bluesky connector');
+      // The crashed attempt had the account's session (the same handle the publisher signs in as).
+      const session = await createBlueskySession(
+        { serviceUrl: sim.baseUrls.bluesky, identifier: 'user.bsky.social', timeoutMs: 2000 },
+        'token-bluesky-user',
+      );
       const crashed = await bluesky.publish({
         account: {
           id: 'crashed',
           platform: 'bluesky',
           accountName: 'bluesky-user',
-          externalId: 'user.bsky.social',
+          externalId: session.did ?? null,
           instanceUrl: null,
-          token: 'token-bluesky-user',
+          token: session.accessToken,
         },
         text,
         media: null,

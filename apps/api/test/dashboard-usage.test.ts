@@ -157,6 +157,7 @@ describe('dashboard connect options: the connect service tells how each network 
     });
     expect(byPlatform['linkedin']).toMatchObject({
       method: 'authorization_page',
+      needs: 'organization',
       missing: ['OAUTH_LINKEDIN_CLIENT_ID', 'OAUTH_LINKEDIN_CLIENT_SECRET'],
     });
     expect(byPlatform['mastodon']).toMatchObject({ needs: 'instance', missing: [] });

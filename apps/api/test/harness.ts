@@ -63,6 +63,8 @@ export interface TTestApiOptions {
   backoffBaseMs?: number;
   /** READBACK_SETTLE of the in-process publisher (default 300 ms: the simulator stores posts at once). */
   readbackSettleMs?: number;
+  /** How long the in-process publisher trusts a network's idempotency key after a send (default: real lifetimes). */
+  keyTrustMs?: Partial<Record<TPlatform, number>>;
   networkTimeoutMs?: number;
   /** MEDIA_ALLOW_PRIVATE_URLS of the in-process publisher (default true: test media servers are on loopback). */
   mediaAllowPrivate?: boolean;
@@ -148,6 +150,7 @@ export async function startTestApi(
       concurrency: opts.publisherConcurrency ?? 20,
       backoffBaseMs: opts.backoffBaseMs ?? 50,
       readbackSettleMs: opts.readbackSettleMs ?? 300,
+      ...(opts.keyTrustMs ? { keyTrustMs: opts.keyTrustMs } : {}),
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
       twitterAllowance: env.twitterAllowance,
       oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },

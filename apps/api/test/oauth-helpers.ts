@@ -16,7 +16,14 @@ export interface TConnectFlow {
 export async function startConnect(
   api: TTestApi,
   key: string,
-  body: { platform: TPlatform; redirect_uri?: string; instance?: string; page_id?: string },
+  body: {
+    platform: TPlatform;
+    redirect_uri?: string;
+    instance?: string;
+    page_id?: string;
+    target?: 'member' | 'organization';
+    organization_id?: string;
+  },
 ) {
   return request(api.app).post('/v1/accounts/connect').set(bearer(key)).send(body);
 }
@@ -40,7 +47,14 @@ export async function consent(url: string, user: string, decision: 'allow' | 'de
 export async function connectFlow(
   api: TTestApi,
   key: string,
-  body: { platform: TPlatform; redirect_uri?: string; instance?: string; page_id?: string },
+  body: {
+    platform: TPlatform;
+    redirect_uri?: string;
+    instance?: string;
+    page_id?: string;
+    target?: 'member' | 'organization';
+    organization_id?: string;
+  },
   user = 'alice',
   decision: 'allow' | 'deny' = 'allow',
 ): Promise<TConnectFlow> {

@@ -202,6 +202,40 @@ describe('OAuth connect on each network', () => {
     expect((await settleB(api, key, post.id)).status).toBe('published');
   });
 
+  it('mastodon: an app registered before read:statuses was asked is registered again with it', async () => {
+    const key = await tenant();
+    const instance = api.sim?.baseUrls.mastodon ?? '';
+    const apps = () => (api.sim?.sim.requests ?? []).filter((r) => r.path === '/mastodon/api/v1/apps');
+    await connectFlow(
+      api,
+      key,
+      { platform: 'mastodon', instance, redirect_uri: 'https://app.example/cb' },
+      'old',
+    );
+    // As the app stood before the read-back needed to list statuses.
+    await api.db.mastodonApp.updateMany({
+      where: { instanceUrl: instance },
+      data: { scopes: 'read:accounts write:statuses write:media', clientId: 'old-client' },
+    });
+    const before = apps().length;
+    const again = await connectFlow(
+      api,
+      key,
+      { platform: 'mastodon', instance, redirect_uri: 'https://app.example/cb' },
+      'newer',
+    );
+    expect(apps().length - before).toBe(1);
+    expect(apps().at(-1)?.body).toMatchObject({
+      scopes: 'read:accounts read:statuses write:statuses write:media',
+    });
+    expect(new URL(again.started.url).searchParams.get('scope')).toContain('read:statuses');
+    expect(new URL(again.started.url).searchParams.get('client_id')).not.toBe('old-client');
+    // Replaced in place: one app for this instance and redirect URI.
+    expect(await api.db.mastodonApp.findMany({ where: { instanceUrl: instance } })).toEqual([
+      expect.objectContaining({ scopes: 'read:accounts read:statuses write:statuses write:media' }),
+    ]);
+  });
+
   it('mastodon: an instance elsewhere must be a public HTTPS server (no request to a private address)', async () => {
     const key = await tenant();
     const res = await request(api.app)

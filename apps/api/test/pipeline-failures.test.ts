@@ -199,7 +199,7 @@ describe('publishing failures: token expiry, retries, unknown outcomes, partial 
     expect(simPosts(api, 'twitter', m)).toHaveLength(1);
   });
 
-  it('a timeout after mastodon created the status is resent with the same Idempotency-Key: one status', async () => {
+  it('a timeout after mastodon created the status, and a read-back that cannot tell: resent with the same Idempotency-Key within its hour, one status', async () => {
     const { apiKey } = await freshAccount('mastodon');
     const m = uniqueMarker('hang-m');
     api.sim?.sim.addFault({
@@ -207,6 +207,14 @@ describe('publishing failures: token expiry, retries, unknown outcomes, partial 
       kind: 'hang_after_create',
       remaining: 1,
       pathIncludes: '/api/v1/statuses',
+    });
+    // The account's statuses cannot be listed (both reads, after the timeout and before the next attempt
+    // sends, are refused), so the key is what keeps the resend from posting twice.
+    api.sim?.sim.addFault({
+      platform: 'mastodon',
+      kind: 'rejected',
+      remaining: 2,
+      pathIncludes: '/statuses?',
     });
     const done = await publishB(apiKey, { content: `dedupe ${m}`, platforms: ['mastodon'] });
     expect(done.status).toBe('published');

@@ -112,7 +112,7 @@ export type TConnectOption =
   | {
       platform: string;
       method: 'authorization_page';
-      needs: 'instance' | 'page_id' | null;
+      needs: 'instance' | 'page_id' | 'organization' | null;
       missing: string[];
       error?: string;
     };

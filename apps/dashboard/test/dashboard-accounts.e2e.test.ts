@@ -86,6 +86,37 @@ describe('dashboard accounts, usage and post editing in a browser', () => {
     await page.close();
   }, 60_000);
 
+  it('connects a LinkedIn organization page chosen on the Accounts page, and reconnects the same one', async () => {
+    const page = await rig.signedIn();
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    const form = page.getByRole('form', { name: 'Connect LinkedIn' });
+    await form.getByLabel('Post as').selectOption('organization');
+    await form.getByRole('button', { name: 'Connect LinkedIn' }).click();
+    await page.getByRole('button', { name: 'Authorize app' }).waitFor();
+    // The organization scopes are asked for only when organizations were chosen.
+    expect(new URL(page.url()).searchParams.get('scope')).toContain('w_organization_social');
+    await page.getByLabel('Sign in as').fill('dash_org');
+    await page.getByRole('button', { name: 'Authorize app' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Connected dash_org Company on LinkedIn.' })
+      .waitFor({ timeout: 15_000 })
+      .catch(async (e) => {
+        throw new Error(`${e}\n${page.url()}\n${await page.locator('body').textContent()}`);
+      });
+    const org = (await accounts()).find((a) => a.account_name === 'dash_org Company');
+    expect(org).toMatchObject({ platform: 'linkedin', is_active: true });
+    expect(org?.external_id).toMatch(/^urn:li:organization:\d+$/);
+    await page.getByRole('button', { name: 'Reconnect dash_org Company on LinkedIn' }).click();
+    await page.getByRole('button', { name: 'Authorize app' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('scope')).toContain('r_organization_admin');
+    await page.getByLabel('Sign in as').fill('dash_org');
+    await page.getByRole('button', { name: 'Authorize app' }).click();
+    await page.getByRole('status').filter({ hasText: 'Connected dash_org Company on LinkedIn.' }).waitFor();
+    expect((await accounts()).filter((a) => a.platform === 'linkedin').map((a) => a.id)).toEqual([org?.id]);
+    await page.close();
+  }, 60_000);
+
   it('says why a network cannot be connected here, and asks Mastodon for its server', async () => {
     const page = await rig.signedIn();
     await page.getByRole('link', { name: 'Accounts' }).click();

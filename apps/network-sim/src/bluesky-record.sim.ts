@@ -1,5 +1,5 @@
 import { isValidDid } from '@atproto/syntax';
-import { textLength } from '@sps/core';
+import { blueskyTextProblem } from './text-limits.sim.js';
 
 /**
  * How a PDS judges an `app.bsky.feed.post` record before writing it: the lexicon's limits (300 graphemes,
@@ -147,7 +147,7 @@ export function postRecordProblem(record: unknown, blobs: Map<string, TSimBlob>)
   if (typeof r.createdAt !== 'string' || Number.isNaN(Date.parse(r.createdAt))) {
     return invalid('Record/createdAt must be an valid atproto datetime (both RFC-3339 and ISO-8601)');
   }
-  if (textLength('bluesky', r.text) > 300)
-    return invalid('Record/text must not be longer than 300 graphemes');
+  const textProblem = blueskyTextProblem(r.text);
+  if (textProblem) return invalid(textProblem);
   return facetProblem(r.facets, r.text) ?? embedProblem(r.embed, blobs);
 }

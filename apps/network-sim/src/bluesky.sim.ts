@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isValidDid, isValidTid } from '@atproto/syntax';
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
+import { blueskyAuthOf, didOf, registerBlueskyAuth, requireSession } from './bluesky-auth.sim.js';
 import { postRecordProblem, type TSimBlob } from './bluesky-record.sim.js';
 import { issueServiceToken, registerBlueskyVideoService } from './bluesky-video.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
@@ -10,6 +11,7 @@ const POST_COLLECTION = 'app.bsky.feed.post';
 /**
  * XRPC errors are `{ error, message }`. A PDS answers an expired access token with 400 ExpiredToken,
  * and bad credentials at createSession with 401; rate limits carry `ratelimit-reset` (epoch seconds).
+ * Sessions themselves (createSession, refreshSession, JWT checks) are in bluesky-auth.sim.ts.
  */
 const renderBlueskyError: TErrorRenderer = (res, fault) => {
   switch (fault.kind) {
@@ -55,63 +57,20 @@ function fakeTid(): string {
   return out;
 }
 
-interface TSimSession {
-  did: string;
-  handle: string;
-}
-
 interface TSimRecord {
   cid: string;
   value: unknown;
 }
 
-/** The simulator's accounts: a handle's DID is derived from it, so a mentioned handle and a session agree. */
-const didOf = (handle: string) => `did:plc:${createHash('sha256').update(handle).digest('hex').slice(0, 24)}`;
-const normalHandle = (identifier: string) =>
-  (identifier.includes('.') ? identifier : `${identifier}.bsky.social`).toLowerCase();
-
 export function registerBlueskySim(router: Router, sim: SimState): void {
-  const sessions = new Map<string, TSimSession>();
   /** Handles that exist: every account that signed in, and any *.bsky.social handle. */
-  const handles = new Set<string>();
+  const handles = blueskyAuthOf(sim).handles;
   const blobs = new Map<string, TSimBlob>();
   const records = new Map<string, TSimRecord>();
   router.use(networkMiddleware(sim, 'bluesky', renderBlueskyError));
   registerBlueskyVideoService(router, { blobs, cidOf: fakeCid, nextId: () => sim.nextUuid() });
 
-  function requireSession(req: Request, res: Response): TSimSession | null {
-    const token = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
-    const session = sessions.get(token);
-    if (session) return session;
-    res.status(401).json({ error: 'AuthMissing', message: 'Authentication Required' });
-    return null;
-  }
-
-  router.post('/xrpc/com.atproto.server.createSession', (req, res) => {
-    const body = (req.body ?? {}) as { identifier?: string; password?: string };
-    if (!body.identifier || !body.password) {
-      res.status(401).json({ error: 'AuthenticationRequired', message: 'Invalid identifier or password' });
-      return;
-    }
-    const handle = normalHandle(body.identifier);
-    const did = didOf(handle);
-    handles.add(handle);
-    const accessJwt = `sim-access-${sim.nextUuid()}`;
-    sessions.set(accessJwt, { did, handle });
-    // The DID document names the PDS that holds the repo (the entryway is not always it).
-    const pds = `${req.protocol}://${req.get('host')}${req.baseUrl}`;
-    res.json({
-      accessJwt,
-      refreshJwt: `sim-refresh-${sim.nextUuid()}`,
-      did,
-      handle,
-      didDoc: {
-        id: did,
-        service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: pds }],
-      },
-      active: true,
-    });
-  });
+  registerBlueskyAuth(router, sim);
 
   // https://docs.bsky.app/docs/api/com-atproto-identity-resolve-handle
   router.get('/xrpc/com.atproto.identity.resolveHandle', (req, res) => {
@@ -124,8 +83,8 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
   });
 
   // A token the PDS signs for another service, e.g. the video service's uploadBlob on this PDS.
-  router.get('/xrpc/com.atproto.server.getServiceAuth', (req, res) => {
-    const session = requireSession(req, res);
+  router.get('/xrpc/com.atproto.server.getServiceAuth', async (req, res) => {
+    const session = await requireSession(sim, req, res);
     if (!session) return;
     const aud = String(req.query.aud ?? '');
     const lxm = String(req.query.lxm ?? '');
@@ -142,8 +101,8 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
     res.json({ token: issueServiceToken({ iss: session.did, aud, lxm, exp }) });
   });
 
-  router.post('/xrpc/com.atproto.repo.uploadBlob', (req, res) => {
-    if (!requireSession(req, res)) return;
+  router.post('/xrpc/com.atproto.repo.uploadBlob', async (req, res) => {
+    if (!(await requireSession(sim, req, res))) return;
     const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const mimeType = req.headers['content-type'] ?? 'application/octet-stream';
     const cid = fakeCid(bytes.toString('base64') + sim.nextUuid());
@@ -151,8 +110,8 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
     res.json({ blob: { $type: 'blob', ref: { $link: cid }, mimeType, size: bytes.length } });
   });
 
-  router.post('/xrpc/com.atproto.repo.createRecord', (req, res) => {
-    const session = requireSession(req, res);
+  router.post('/xrpc/com.atproto.repo.createRecord', async (req, res) => {
+    const session = await requireSession(sim, req, res);
     if (!session) return;
     const body = (req.body ?? {}) as {
       repo?: string;
@@ -218,8 +177,8 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
     res.json({ uri, cid: record.cid, value: record.value });
   });
 
-  router.post('/xrpc/com.atproto.repo.deleteRecord', (req, res) => {
-    if (!requireSession(req, res)) return;
+  router.post('/xrpc/com.atproto.repo.deleteRecord', async (req, res) => {
+    if (!(await requireSession(sim, req, res))) return;
     const body = (req.body ?? {}) as { repo?: string; collection?: string; rkey?: string };
     const uri = `at://${body.repo}/${body.collection}/${body.rkey}`;
     const post = sim.getPost('bluesky', uri);

@@ -1,12 +1,14 @@
 import type { Request, Response, Router } from 'express';
 import { fileOf, readForm } from './multipart.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+import { codePoints } from './text-limits.sim.js';
 
 // Discord REST v10, read 2026-11-24: messages take files as multipart `files[n]` with `payload_json`,
 // `attachments[].id` naming n and `description` (alt text, at most 1024 characters); content at most 2000
 // characters; uploads at most 10 MiB in a server without boosts (https://discord.com/developers/docs/reference#uploading-files,
 // https://discord.com/developers/docs/resources/message#create-message).
 export const DISCORD_SIM_UPLOAD_LIMIT = 10 * 1024 * 1024;
+const DISCORD_CONTENT_MAX = 2000;
 
 /** The guild every simulated channel belongs to, except `dm-*` channels (direct messages). */
 const DISCORD_SIM_GUILD_ID = '900000000000000001';
@@ -135,8 +137,20 @@ export function registerDiscordSim(router: Router, sim: SimState): void {
       discordError(res, 400, 50006, 'Cannot send an empty message');
       return;
     }
-    if (Array.from(body.content ?? '').length > 2000) {
-      discordError(res, 400, 50035, 'Invalid Form Body: content must be 2000 or fewer in length.');
+    // Discord counts characters (code points here; its page gives no other unit) and names the field in
+    // `errors`, as client libraries quote it ("In content: Must be 2000 or fewer in length.").
+    if (typeof body.content === 'string' && codePoints(body.content) > DISCORD_CONTENT_MAX) {
+      res.status(400).json({
+        message: 'Invalid Form Body',
+        code: 50035,
+        errors: {
+          content: {
+            _errors: [
+              { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${DISCORD_CONTENT_MAX} or fewer in length.` },
+            ],
+          },
+        },
+      });
       return;
     }
     if (body.nonce && body.enforce_nonce) {

@@ -1,4 +1,4 @@
-import type { Request, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import {
   GRAPH_LATEST_VERSION,
   graphError,
@@ -9,6 +9,7 @@ import {
   versionedGraphRouter,
 } from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+import { FACEBOOK_TEXT_MAX } from './text-limits.sim.js';
 
 /** Graph API errors: expired tokens are code 190 and page throttling code 32, both answered with HTTP 400. */
 const renderFacebookError: TErrorRenderer = (res, fault) => {
@@ -48,6 +49,19 @@ const renderFacebookError: TErrorRenderer = (res, fault) => {
 };
 
 type TBody = Record<string, unknown>;
+
+/**
+ * A Page post's text (`message`, a photo's `caption`, a video's `description`) over FACEBOOK_TEXT_MAX.
+ * Modeled: no page quotes Facebook's refusal, so it is the Graph's invalid-parameter error (code 100).
+ */
+function refusedLongText(res: Response, field: string, value: unknown): boolean {
+  if (typeof value !== 'string' || value.length <= FACEBOOK_TEXT_MAX) return false;
+  graphError(res, 400, 100, 'Invalid parameter', {
+    error_user_title: 'Text too long',
+    error_user_msg: `The ${field} is ${value.length} characters; at most ${FACEBOOK_TEXT_MAX} are allowed.`,
+  });
+  return true;
+}
 
 export function registerFacebookSim(router: Router, sim: SimState): void {
   const unpublishedPhotos = new Set<string>();
@@ -89,6 +103,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
       graphError(res, 400, 100, 'Invalid parameter', { error_user_msg: 'The post is empty.' });
       return;
     }
+    if (refusedLongText(res, 'message', body.message)) return;
     if (attached.some((m) => !m.media_fbid || !unpublishedPhotos.has(m.media_fbid))) {
       graphError(res, 400, 100, 'Invalid parameter', {
         error_user_msg: 'attached_media must be unpublished photos.',
@@ -109,6 +124,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
       graphError(res, 400, 324, 'Requires upload file');
       return;
     }
+    if (refusedLongText(res, 'caption', body.caption)) return;
     const photoId = sim.nextNumericId();
     if (body.published === false || body.published === 'false') {
       unpublishedPhotos.add(photoId);
@@ -129,6 +145,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
       graphError(res, 400, 100, 'Invalid parameter', { error_user_msg: 'file_url is required.' });
       return;
     }
+    if (refusedLongText(res, 'description', body.description)) return;
     const post = create(req.params.pageId, String(body.description ?? ''), null, { video: body.file_url });
     answerOrHang(res, () => res.json({ id: post.remoteId }));
   });

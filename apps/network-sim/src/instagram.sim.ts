@@ -10,6 +10,7 @@ import {
   versionedGraphRouter,
 } from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+import { instagramCaptionProblem } from './text-limits.sim.js';
 
 const renderInstagramError: TErrorRenderer = (res, fault) => {
   switch (fault.kind) {
@@ -91,6 +92,17 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
     if (!fields.image_url && !fields.video_url && !isCarousel) {
       graphError(res, 400, 100, 'The parameter image_url or video_url is required', {
         type: 'IGApiException',
+      });
+      return;
+    }
+    // The caption's limits are checked when the container is made. Modeled: no page quotes Instagram's
+    // refusal, so it is the Graph's invalid-parameter error (code 100) naming the limit.
+    const captionProblem = fields.caption ? instagramCaptionProblem(fields.caption) : null;
+    if (captionProblem) {
+      graphError(res, 400, 100, 'Invalid parameter', {
+        type: 'IGApiException',
+        error_user_title: 'Invalid caption',
+        error_user_msg: captionProblem,
       });
       return;
     }

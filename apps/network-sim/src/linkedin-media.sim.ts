@@ -40,6 +40,8 @@ export function registerLinkedInAssets(
   guard: (req: Request, res: Response) => boolean,
   error: TError,
   nextId: () => string,
+  /** Uploading for an owner the member may not post as is refused like the post itself. */
+  refuseOwner: (req: Request, res: Response, owner: string) => boolean = () => false,
 ): TLinkedInAssets {
   const assets = new Map<string, TAsset>();
 
@@ -71,6 +73,7 @@ export function registerLinkedInAssets(
       );
       return;
     }
+    if (refuseOwner(req, res, owner)) return;
     const urn = `urn:li:image:C4E${nextId()}`;
     create(urn, owner, []);
     res.json({
@@ -100,6 +103,7 @@ export function registerLinkedInAssets(
       );
       return;
     }
+    if (refuseOwner(req, res, init.owner)) return;
     if (typeof size !== 'number' || !Number.isInteger(size) || size <= 0 || size > MAX_VIDEO_BYTES) {
       error(
         res,

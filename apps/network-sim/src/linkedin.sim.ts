@@ -1,6 +1,8 @@
 import type { Request, Response, Router } from 'express';
 import { registerLinkedInAssets, type TLinkedInAssets } from './linkedin-media.sim.js';
+import { refuseAuthor, refuseOrganizationRead, registerLinkedInOrganizations } from './linkedin-orgs.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+import { LINKEDIN_COMMENT_MAX, LINKEDIN_COMMENTARY_MAX, linkedInShownLength } from './text-limits.sim.js';
 
 function linkedInError(
   res: Response,
@@ -122,7 +124,9 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
     requireHeaders,
     (res, status, code, message) => linkedInError(res, status, code, message),
     () => sim.nextNumericId(),
+    (req, res, owner) => refuseAuthor(sim, req, res, owner, linkedInError),
   );
+  registerLinkedInOrganizations(router, sim, requireHeaders, linkedInError);
 
   router.post('/rest/posts', (req, res) => {
     if (!requireHeaders(req, res)) return;
@@ -134,6 +138,20 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
     };
     if (!body.author?.startsWith('urn:li:') || body.lifecycleState !== 'PUBLISHED') {
       linkedInError(res, 422, 'UNPROCESSABLE_ENTITY', 'ERROR :: /author :: is not a valid urn', 100);
+      return;
+    }
+    // Posting as an organization needs w_organization_social and a posting role on its page.
+    if (refuseAuthor(sim, req, res, body.author, linkedInError)) return;
+    // Modeled, like the other Rest.li validation errors here: no page quotes LinkedIn's words for it.
+    const shown = typeof body.commentary === 'string' ? linkedInShownLength(body.commentary) : 0;
+    if (shown > LINKEDIN_COMMENTARY_MAX) {
+      linkedInError(
+        res,
+        422,
+        'UNPROCESSABLE_ENTITY',
+        `ERROR :: /commentary :: length ${shown} exceeds the maximum of ${LINKEDIN_COMMENTARY_MAX}`,
+        100,
+      );
       return;
     }
     // A post may only reference media uploaded through the Images/Videos APIs and AVAILABLE. Modeled on
@@ -185,6 +203,7 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
       );
       return;
     }
+    if (refuseOrganizationRead(sim, req, res, author, linkedInError)) return;
     const count = Math.min(100, Math.max(1, Number(req.query.count ?? 10) || 10));
     const start = Math.max(0, Number(req.query.start ?? 0) || 0);
     const posts = sim.timelineOf('linkedin', author);
@@ -211,6 +230,17 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
     const parent = sim.getPost('linkedin', target);
     if (!parent || parent.deleted || !body.actor || !body.message?.text) {
       linkedInError(res, 404, 'NOT_FOUND', `Not Found: ${target}`);
+      return;
+    }
+    if (refuseAuthor(sim, req, res, body.actor, linkedInError)) return;
+    if (body.message.text.length > LINKEDIN_COMMENT_MAX) {
+      linkedInError(
+        res,
+        422,
+        'UNPROCESSABLE_ENTITY',
+        `ERROR :: /message/text :: length ${body.message.text.length} exceeds the maximum of ${LINKEDIN_COMMENT_MAX}`,
+        100,
+      );
       return;
     }
     const id = sim.nextNumericId();

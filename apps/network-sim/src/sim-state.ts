@@ -56,9 +56,21 @@ export interface TFault {
   pathIncludes?: string;
 }
 
+/**
+ * How long a network remembers an idempotency key: Mastodon keeps the Idempotency-Key an hour
+ * (PostStatusService, `redis.setex(…, 3_600, …)`), Discord checks `enforce_nonce` "in the past few
+ * minutes" (two here, modeled). Tests shorten them to play a resend after expiry.
+ */
+export const DEFAULT_KEY_LIFETIMES_MS: Partial<Record<TPlatform, number>> = {
+  mastodon: 60 * 60_000,
+  discord: 2 * 60_000,
+};
+
 export class SimState {
   readonly requests: TSimRequest[] = [];
   readonly posts = new Map<string, TSimPost>();
+  /** Per network, how long `findByIdempotencyKey` remembers a key (no entry: for ever). */
+  readonly keyLifetimesMs: Partial<Record<TPlatform, number>> = { ...DEFAULT_KEY_LIFETIMES_MS };
   private faults: TFault[] = [];
   private seq = 0;
   private counter = 1000;
@@ -97,9 +109,16 @@ export class SimState {
     return this.posts.get(`${platform}:${remoteId}`);
   }
 
+  /** The post created with this key, while the network still remembers the key. */
   findByIdempotencyKey(platform: TPlatform, key: string): TSimPost | undefined {
+    const lifetime = this.keyLifetimesMs[platform] ?? Number.POSITIVE_INFINITY;
     for (const post of this.posts.values()) {
-      if (post.platform === platform && post.idempotencyKey === key) return post;
+      if (
+        post.platform === platform &&
+        post.idempotencyKey === key &&
+        Date.now() - Date.parse(post.at) < lifetime
+      )
+        return post;
     }
     return undefined;
   }
@@ -127,6 +146,8 @@ export class SimState {
     this.requests.length = 0;
     this.posts.clear();
     this.faults = [];
+    for (const key of Object.keys(this.keyLifetimesMs) as TPlatform[]) delete this.keyLifetimesMs[key];
+    Object.assign(this.keyLifetimesMs, DEFAULT_KEY_LIFETIMES_MS);
   }
 
   /** Takes the first fault that matches this request, consuming one use of it. */

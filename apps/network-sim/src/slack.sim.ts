@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { findLinks } from './links.sim.js';
 import { fileOf, readForm } from './multipart.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
@@ -40,6 +41,22 @@ function hasToken(req: Request): boolean {
 const SIM_WORKSPACE = 'https://sps-sim.slack.com';
 /** The bot every simulated token speaks for (`auth.test` answers the same ids). */
 const SIM_BOT = { user: 'U0SIMBOT', bot: 'B0SIM' };
+/**
+ * Slack stores a message with its links marked up: `<https://…>` for a link typed with its scheme,
+ * `<http://example.com|example.com>` for one typed without (the label is what was typed); history and
+ * replies give that text back. https://docs.slack.dev/messaging/formatting-message-text
+ */
+function markLinks(text: string): string {
+  let out = '';
+  let cursor = 0;
+  for (const link of findLinks(text)) {
+    out += text.slice(cursor, link.start);
+    out += link.target === link.typed ? `<${link.target}>` : `<${link.target}|${link.typed}>`;
+    cursor = link.end;
+  }
+  return out + text.slice(cursor);
+}
+
 /** chat.postMessage truncates beyond this; the simulator refuses instead, so a test notices. */
 const TEXT_MAX = 40_000;
 
@@ -142,7 +159,7 @@ export function registerSlackSim(router: Router, sim: SimState): void {
     sim.addPost({
       platform: 'slack',
       remoteId: ts,
-      text: typeof text === 'string' ? text : '',
+      text: typeof text === 'string' ? markLinks(text) : '',
       replyTo: typeof threadTs === 'string' ? threadTs : null,
       media: Array.isArray(blocks) ? blocks : null,
       idempotencyKey: null,
@@ -153,7 +170,14 @@ export function registerSlackSim(router: Router, sim: SimState): void {
         ok: true,
         channel,
         ts,
-        message: { type: 'message', text, ts, user: SIM_BOT.user, bot_id: SIM_BOT.bot, blocks },
+        message: {
+          type: 'message',
+          text: typeof text === 'string' ? markLinks(text) : text,
+          ts,
+          user: SIM_BOT.user,
+          bot_id: SIM_BOT.bot,
+          blocks,
+        },
       }),
     );
   });
@@ -208,7 +232,7 @@ export function registerSlackSim(router: Router, sim: SimState): void {
     sim.addPost({
       platform: 'slack',
       remoteId: ts,
-      text: typeof comment === 'string' ? comment : '',
+      text: typeof comment === 'string' ? markLinks(comment) : '',
       replyTo: typeof threadTs === 'string' ? threadTs : null,
       media: shared.map((f) => ({
         id: f.id,

@@ -9,6 +9,7 @@ import {
   versionedGraphRouter,
 } from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+import { THREADS_TEXT_MAX, threadsTextLength } from './text-limits.sim.js';
 
 /** Graph-style errors: expired tokens are code 190 and throttling is code 4, both answered with HTTP 400. */
 const renderThreadsError: TErrorRenderer = (res, fault) => {
@@ -102,6 +103,16 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
     if (!type || !['TEXT', 'IMAGE', 'VIDEO', 'CAROUSEL'].includes(type) || missing) {
       graphError(res, 400, 100, 'Invalid parameter', {
         error_user_msg: 'media_type or its media is missing.',
+      });
+      return;
+    }
+    // Threads refuses an over-long text when the container is made, with Graph code 100
+    // (https://github.com/gesteves/denali/pull/1285); the message is modeled, no page quotes it.
+    const textLength = typeof body.text === 'string' ? threadsTextLength(body.text) : 0;
+    if (textLength > THREADS_TEXT_MAX) {
+      graphError(res, 400, 100, 'Invalid parameter', {
+        error_user_title: 'Text too long',
+        error_user_msg: `The text is ${textLength} characters (emoji count their UTF-8 bytes); at most ${THREADS_TEXT_MAX} are allowed.`,
       });
       return;
     }

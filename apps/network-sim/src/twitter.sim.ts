@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Router } from 'express';
+import { codePoints, findLinks } from './links.sim.js';
 import { numericIdOf, simUserOf } from './oauth/oauth-store.js';
 import {
   answerOrHang,
@@ -7,6 +9,7 @@ import {
   type TErrorRenderer,
   type TSimPost,
 } from './sim-state.js';
+import { X_TEXT_MAX, xTextLength } from './text-limits.sim.js';
 import {
   invalidRequest,
   mediaIdsProblem,
@@ -53,6 +56,89 @@ const renderTwitterError: TErrorRenderer = (res, fault) => {
   }
 };
 
+const X_TOO_LONG =
+  'Your Tweet text is too long. For more information on how Twitter determines text length see https://github.com/twitter/twitter-text.';
+
+/** A link of a stored tweet, as `entities.urls` gives it. */
+interface TUrlEntity {
+  start: number;
+  end: number;
+  url: string;
+  expanded_url: string;
+  display_url: string;
+  media_key?: string;
+}
+
+/** What the simulator keeps of a tweet beside its text. */
+interface TTweetExtras {
+  media_ids: string[];
+  poll: unknown;
+  urls: TUrlEntity[];
+  /** The text as it was sent (before t.co), for the duplicate rule. */
+  source: string;
+}
+
+/**
+ * X refuses a text the same author posted recently. X does not document the window; the simulator uses a
+ * day (modeled). Body as X answers it (https://github.com/akrherz/iembot/issues/163).
+ */
+const DUPLICATE_WINDOW_MS = 24 * 60 * 60_000;
+const DUPLICATE_BODY = {
+  detail: 'You are not allowed to create a Tweet with duplicate content.',
+  type: 'about:blank',
+  title: 'Forbidden',
+  status: 403,
+};
+
+const tco = (seed: string) =>
+  `https://t.co/${createHash('sha256').update(seed).digest('base64url').replace(/[-_]/g, 'x').slice(0, 10)}`;
+const display = (target: string) => {
+  const bare = target.replace(/^https?:\/\//i, '');
+  return bare.length > 23 ? `${bare.slice(0, 22)}…` : bare;
+};
+
+/**
+ * X stores a tweet with every link rewritten to a 23-character t.co address and a t.co link to the media
+ * appended when media is attached; `entities.urls` names each target (`expanded_url`, with `http://` added
+ * to a link typed without a scheme) at its code-point offsets.
+ * https://docs.x.com/x-api/fundamentals/data-dictionary
+ */
+function shorten(id: string, user: string, text: string, mediaIds: string[]) {
+  let out = '';
+  let cursor = 0;
+  const urls: TUrlEntity[] = [];
+  for (const [i, link] of findLinks(text).entries()) {
+    out += text.slice(cursor, link.start);
+    const url = tco(`${id}:${i}`);
+    const start = codePoints(out, out.length);
+    out += url;
+    urls.push({
+      start,
+      end: start + url.length,
+      url,
+      expanded_url: link.target,
+      display_url: display(link.target),
+    });
+    cursor = link.end;
+  }
+  out += text.slice(cursor);
+  if (mediaIds.length > 0) {
+    out += out === '' ? '' : ' ';
+    const url = tco(`${id}:media`);
+    const start = codePoints(out, out.length);
+    out += url;
+    urls.push({
+      start,
+      end: start + url.length,
+      url,
+      expanded_url: `https://x.com/${user}/status/${id}/photo/1`,
+      display_url: `pic.x.com/${url.slice(13)}`,
+      media_key: `3_${mediaIds[0]}`,
+    });
+  }
+  return { text: out, urls };
+}
+
 interface TTweetBody {
   text?: string;
   reply?: { in_reply_to_tweet_id?: string };
@@ -69,9 +155,16 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
   router.post('/2/tweets', (req, res) => {
     if (!requireBearer(req, res)) return;
     const body = (req.body ?? {}) as TTweetBody;
-    const text = body.text ?? '';
+    const text = typeof body.text === 'string' ? body.text : '';
     const replyTo = body.reply?.in_reply_to_tweet_id ?? null;
     const mediaIds = body.media?.media_ids ?? [];
+    if (xTextLength(text) > X_TEXT_MAX) {
+      // X's words for an over-long text, as clients report them (tweepy: "400 Bad Request\nYour Tweet text is
+      // too long. For more information…"; https://github.com/gundogan8/FotBot/issues/22). Some report the same
+      // message with 403 Forbidden; the connector takes any 4xx as a refusal.
+      invalidRequest(res, X_TOO_LONG);
+      return;
+    }
     const mediaProblem = Array.isArray(mediaIds)
       ? mediaIdsProblem(media, mediaIds)
       : 'Your media IDs are invalid.';
@@ -88,17 +181,38 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
       });
       return;
     }
+    const user = simUserOf(sim, 'twitter', req);
+    const author = numericIdOf(user, 19);
+    const recent = Date.now() - DUPLICATE_WINDOW_MS;
+    if (
+      text !== '' &&
+      sim
+        .timelineOf('twitter', author, recent)
+        .some((p) => (p.media as Partial<TTweetExtras> | null)?.source === text)
+    ) {
+      res.status(403).json(DUPLICATE_BODY);
+      return;
+    }
     const id = sim.nextNumericId();
+    const shown = shorten(id, user, text, mediaIds);
+    const extras: TTweetExtras = {
+      media_ids: mediaIds,
+      poll: body.poll ?? null,
+      urls: shown.urls,
+      source: text,
+    };
     sim.addPost({
       platform: 'twitter',
       remoteId: id,
-      text,
+      text: shown.text,
       replyTo,
-      media: { media_ids: mediaIds, poll: body.poll ?? null },
+      media: extras,
       idempotencyKey: null,
-      author: numericIdOf(simUserOf(sim, 'twitter', req), 19),
+      author,
     });
-    answerOrHang(res, () => res.status(201).json({ data: { id, text, edit_history_tweet_ids: [id] } }));
+    answerOrHang(res, () =>
+      res.status(201).json({ data: { id, text: shown.text, edit_history_tweet_ids: [id] } }),
+    );
   });
 
   /**
@@ -127,7 +241,9 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
     const all = sim.timelineOf('twitter', req.params.id, start);
     const page = all.slice(offset, offset + max);
     const shape = (p: TSimPost) => {
-      const mediaIds = (p.media as { media_ids?: string[] } | null)?.media_ids ?? [];
+      const extras = p.media as Partial<TTweetExtras> | null;
+      const mediaIds = extras?.media_ids ?? [];
+      const urls = extras?.urls ?? [];
       return {
         id: p.remoteId,
         text: p.text,
@@ -139,6 +255,7 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
         ...(fields.has('attachments') && mediaIds.length > 0
           ? { attachments: { media_keys: mediaIds.map((m) => `3_${m}`) } }
           : {}),
+        ...(fields.has('entities') && urls.length > 0 ? { entities: { urls } } : {}),
       };
     };
     const more = offset + max < all.length;

@@ -10,7 +10,15 @@ describe('Discord simulator refusals', () => {
   it('refuses content over 2000 characters (50035) and an empty message (50006)', async () => {
     const long = await post().send({ content: 'x'.repeat(2001) });
     expect(long.status).toBe(400);
-    expect(long.body.code).toBe(50035);
+    expect(long.body).toEqual({
+      message: 'Invalid Form Body',
+      code: 50035,
+      errors: {
+        content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] },
+      },
+    });
+    // Characters, not UTF-16 units: 2,000 emoji are 4,000 units and go through.
+    expect((await post().send({ content: '😀'.repeat(2000) })).status).toBe(200);
     const empty = await post().send({ content: '' });
     expect(empty.body.code).toBe(50006);
   });

@@ -27,6 +27,11 @@ export interface TPublisherOptions {
   backoffBaseMs: number;
   /** A read-back that finds nothing is trusted only this long after the segment was sent. */
   readbackSettleMs: number;
+  /**
+   * How long after the last send a network's idempotency key is trusted to dedupe a resend (defaults:
+   * DEFAULT_KEY_TRUST_MS in readback.ts, from the networks' key lifetimes); tests shorten them.
+   */
+  keyTrustMs?: Partial<Record<TPlatform, number>>;
   /** A `publishing` post untouched this long is taken for one whose job was lost (reconciler). */
   stuckAfterMs: number;
 }

@@ -13,7 +13,12 @@ export function connectorAccount(
   },
   key: Buffer,
 ): TConnectorAccount {
-  const credentials = JSON.parse(secretBox.open(row.credentialsEncrypted, key)) as { token?: string };
+  const credentials = JSON.parse(secretBox.open(row.credentialsEncrypted, key)) as {
+    token?: string;
+    extra?: Record<string, string>;
+  };
+  // The app password (Bluesky) stays with the token refresher: a connector never signs in by itself.
+  const { appPassword: _secret, accessJwt: _old, ...extra } = credentials.extra ?? {};
   return {
     id: row.id,
     platform: row.platform as TPlatform,
@@ -21,5 +26,6 @@ export function connectorAccount(
     externalId: row.externalId,
     instanceUrl: row.instanceUrl,
     token: credentials.token ?? '',
+    ...(Object.keys(extra).length > 0 ? { extra } : {}),
   };
 }

@@ -30,10 +30,17 @@ export async function processDeleteRemote(
       skipped += 1;
       continue;
     }
-    const outcome = await connector.delete(connectorAccount(account, ctx.options.encryptionKey), {
+    const remote = {
       remoteId: segment.remoteId,
       ...(segment.remoteMeta ? { meta: segment.remoteMeta as Record<string, string> } : {}),
-    });
+    };
+    const loaded = connectorAccount(account, ctx.options.encryptionKey);
+    let outcome = await connector.delete(loaded, remote);
+    if (!outcome.ok && outcome.failure.kind === 'auth_expired') {
+      // An expired token (a Bluesky session, an X token) gets one refresh and one more try, as a publish does.
+      const renewed = await ctx.tokens.afterUnauthorized(account.id, loaded.token);
+      if (renewed?.ok) outcome = await connector.delete({ ...loaded, token: renewed.token }, remote);
+    }
     if (outcome.ok) {
       deleted += 1;
       await ctx.posts.forgetSegment(segment.id);

@@ -120,7 +120,8 @@ async function publishNetwork(
     const replyTo = item.replyToSegment === null ? null : (refs.get(item.replyToSegment) ?? null);
     const root = item.rootSegment === null ? null : (refs.get(item.rootSegment) ?? null);
     const media = segmentMedia(post, item.segmentIndex);
-    const unanswered = (since: Date, personAsked: boolean): TUnanswered => ({
+    const unanswered = (since: Date, lastSentAt: Date, personAsked: boolean): TUnanswered => ({
+      postId: post.id,
       platform,
       account: credentials,
       segmentIndex: item.segmentIndex,
@@ -131,6 +132,7 @@ async function publishNetwork(
       idempotencyKey,
       postCreatedAt: post.createdAt,
       since,
+      lastSentAt,
       personAsked,
       finalAttempt,
     });
@@ -138,7 +140,7 @@ async function publishNetwork(
       // Sent before and never answered (a crash, a timeout, or a person's retry): ask the network first.
       const decision = await resolveUnanswered(
         ctx,
-        unanswered(existing.createdAt, existing.status === 'unknown'),
+        unanswered(existing.createdAt, existing.lastSentAt, existing.status === 'unknown'),
       );
       if (decision.do === 'record') {
         await record(item.segmentIndex, decision.remote);
@@ -148,8 +150,11 @@ async function publishNetwork(
       if (decision.do !== 'send') return settleDoubt(ctx, post.id, platform, item.segmentIndex, decision);
     }
 
-    const sentAt = existing?.createdAt ?? new Date();
+    const since = existing?.createdAt ?? new Date();
     await ctx.publishing.markSending(post.id, platform, item.segmentIndex, idempotencyKey);
+    // The settle wait counts from this send, not from the first write-ahead: a segment sent again (after a
+    // 429, a crash, a stalled job) may still be being stored by the network.
+    const sentAt = new Date();
     const input: Omit<TPublishInput, 'account'> = {
       text: item.text,
       media,
@@ -157,6 +162,7 @@ async function publishNetwork(
       replyTo,
       root,
       idempotencyKey,
+      sentBefore: existing !== undefined,
       progress: {
         saved: progress,
         save: async (state) => {
@@ -184,7 +190,9 @@ async function publishNetwork(
     }
     if (outcome.failure.outcomeUnknown && !progress) {
       // The request left and no answer came: the network may hold it already (the timeout case).
-      const decision = await resolveUnanswered(ctx, unanswered(sentAt, false));
+      // A send refused as a duplicate posted nothing: the settle wait counts from the send before it.
+      const lastSent = outcome.failure.duplicate && existing ? existing.lastSentAt : sentAt;
+      const decision = await resolveUnanswered(ctx, unanswered(since, lastSent, false));
       if (decision.do === 'record') {
         await record(item.segmentIndex, decision.remote);
         confirmedByReadback = true;

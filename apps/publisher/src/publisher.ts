@@ -29,6 +29,8 @@ export interface TPublisherDeps {
   backoffBaseMs: number;
   /** A read-back that finds nothing is trusted this long after the send (default 60 s). */
   readbackSettleMs?: number;
+  /** Idempotency-key trust per network (default: the networks' key lifetimes, see readback.ts). */
+  keyTrustMs?: Partial<Record<TPlatform, number>>;
   reconcileEveryMs: number;
   /** A `publishing` post untouched this long gets its publish job back (default 2 minutes). */
   stuckAfterMs?: number;
@@ -74,6 +76,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
       encryptionKey: deps.encryptionKey,
       backoffBaseMs: deps.backoffBaseMs,
       readbackSettleMs: deps.readbackSettleMs ?? DEFAULT_READBACK_SETTLE_MS,
+      ...(deps.keyTrustMs ? { keyTrustMs: deps.keyTrustMs } : {}),
       stuckAfterMs: deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
       twitterAllowance: deps.twitterAllowance ?? DEFAULT_TWITTER_ALLOWANCE,
     },

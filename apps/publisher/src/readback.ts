@@ -10,11 +10,22 @@ import type { TPublisherContext } from './context.js';
 import { failTarget, type TNetworkOutcome, unknownTarget } from './target-outcomes.js';
 
 /**
- * Networks whose API deduplicates a resent request (Mastodon `Idempotency-Key`, Discord `nonce` with
- * `enforce_nonce`, Bluesky's record key derived from the idempotency key and the post's creation time):
- * a segment whose outcome is unknown and cannot be read back may be sent again with the same key.
+ * Networks whose API deduplicates a resent request, and for how long after the last send a resend with
+ * the same key is trusted to be deduplicated: a segment whose outcome is unknown and cannot be read back
+ * may be sent again within it. Keys expire, so each is trusted with a margin for the resend's own trip:
+ * - Mastodon keeps the `Idempotency-Key` an hour (PostStatusService stores it with `setex(…, 3_600, …)`,
+ *   https://github.com/mastodon/mastodon/blob/main/app/services/post_status_service.rb): 50 minutes;
+ * - Discord checks `nonce` with `enforce_nonce` "for uniqueness in the past few minutes"
+ *   (https://discord.com/developers/docs/resources/message#create-message): one minute;
+ * - Bluesky's record key (from the idempotency key and the post's creation time) never expires: a record
+ *   at that key exists or not.
+ * Past it, the network is read back (Mastodon, Discord) or the segment stays `unknown` for a person.
  */
-export const IDEMPOTENT: ReadonlySet<TPlatform> = new Set(['mastodon', 'discord', 'bluesky']);
+export const DEFAULT_KEY_TRUST_MS: Readonly<Partial<Record<TPlatform, number>>> = {
+  mastodon: 50 * 60_000,
+  discord: 60_000,
+  bluesky: Number.POSITIVE_INFINITY,
+};
 
 /** READBACK_SETTLE's default: a network that has not shown a post a minute after it was sent does not hold it. */
 export const DEFAULT_READBACK_SETTLE_MS = 60_000;
@@ -29,6 +40,7 @@ const networkName = (p: TPlatform) => NAMES[p] ?? p.charAt(0).toUpperCase() + p.
 
 /** A segment that was sent and never answered: what was sent, and since when it may have landed. */
 export interface TUnanswered {
+  postId: string;
   platform: TPlatform;
   account: TConnectorAccount;
   segmentIndex: number;
@@ -38,8 +50,10 @@ export interface TUnanswered {
   mediaCount: number;
   idempotencyKey: string;
   postCreatedAt: Date;
-  /** When the write-ahead row was first recorded. */
+  /** When the write-ahead row was first recorded: the start of the window searched. */
   since: Date;
+  /** When the segment was last sent (the latest write-ahead): "absent" is trusted READBACK_SETTLE after it. */
+  lastSentAt: Date;
   /**
    * A person asked for this resend (retry, or publishing the post again) after an earlier attempt could not
    * tell: what the network cannot be asked about is sent.
@@ -78,7 +92,12 @@ export function doubtMessage(u: TUnanswered, reason: string, until: Date): strin
   );
 }
 
-function probeOf(u: TUnanswered, account: TConnectorAccount, until: Date): TPublishedProbe {
+function probeOf(
+  ctx: TPublisherContext,
+  u: TUnanswered,
+  account: TConnectorAccount,
+  until: Date,
+): TPublishedProbe {
   return {
     account,
     text: u.text,
@@ -89,7 +108,19 @@ function probeOf(u: TUnanswered, account: TConnectorAccount, until: Date): TPubl
     postCreatedAt: u.postCreatedAt,
     since: u.since,
     until,
+    // Another segment's post (same text, an earlier post) is never taken for this one.
+    claimed: (remoteIds) => claimedIds(ctx, u, account, remoteIds),
   };
+}
+
+function claimedIds(ctx: TPublisherContext, u: TUnanswered, account: TConnectorAccount, remoteIds: string[]) {
+  return ctx.publishing.claimedRemoteIds({
+    platform: u.platform,
+    externalId: account.externalId,
+    remoteIds,
+    postId: u.postId,
+    segmentIndex: u.segmentIndex,
+  });
 }
 
 /** Asks the network once; a refused token gets one refresh and one more question. */
@@ -100,12 +131,12 @@ async function ask(
   until: Date,
 ): Promise<{ outcome: TFindOutcome; account: TConnectorAccount }> {
   let account = u.account;
-  let outcome = await connector.findPublished(probeOf(u, account, until));
+  let outcome = await connector.findPublished(probeOf(ctx, u, account, until));
   if (outcome.kind === 'failed' && outcome.failure.kind === 'auth_expired') {
     const renewed = await ctx.tokens.afterUnauthorized(account.id, account.token);
     if (renewed?.ok) {
       account = { ...account, token: renewed.token };
-      outcome = await connector.findPublished(probeOf(u, account, until));
+      outcome = await connector.findPublished(probeOf(ctx, u, account, until));
     }
   }
   return { outcome, account };
@@ -115,14 +146,22 @@ async function ask(
  * Before an unanswered segment is sent again (after a crash, a timeout, or a person's retry), the network
  * is asked whether it holds it: found is recorded as if the answer had arrived, absent is sent, and only
  * what cannot be asked stays `unknown` with the exact check a person should make. "Absent" is trusted
- * once the network has had `readbackSettleMs` since the write-ahead to store and show the post.
+ * once the network has had `readbackSettleMs` since the latest send to store and show the post.
  */
 export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered): Promise<TDoubtDecision> {
   const connector = ctx.connectors[u.platform];
-  const idempotent = IDEMPOTENT.has(u.platform);
   const until = new Date();
+  // The key still dedupes a resend only while the network remembers it (from the latest send).
+  const trust = ctx.options.keyTrustMs?.[u.platform] ?? DEFAULT_KEY_TRUST_MS[u.platform];
+  const idempotent = trust !== undefined && until.getTime() - u.lastSentAt.getTime() < trust;
+  const expired =
+    trust === undefined || idempotent
+      ? ''
+      : ` A resend would not be deduplicated any more: ${networkName(u.platform)} remembers its idempotency key only a while.`;
   const cannotTell = (reason: string): TDoubtDecision =>
-    idempotent || u.personAsked ? { do: 'send' } : { do: 'unknown', error: doubtMessage(u, reason, until) };
+    idempotent || u.personAsked
+      ? { do: 'send' }
+      : { do: 'unknown', error: doubtMessage(u, `${reason}${expired}`, until) };
   if (!connector?.findPublished) {
     return cannotTell(
       `the previous attempt was interrupted and ${networkName(u.platform)}'s API cannot be asked.`,
@@ -130,7 +169,19 @@ export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered):
   }
   const { outcome } = await ask(ctx, connector as Parameters<typeof ask>[1], u, until);
   switch (outcome.kind) {
-    case 'found':
+    case 'found': {
+      // Checked again just before it is recorded: a connector that does not filter, or a race with
+      // another segment recording the same id, never gives this segment another one's post.
+      if ((await claimedIds(ctx, u, u.account, [outcome.remoteId])).has(outcome.remoteId)) {
+        ctx.metrics.readback(u.platform, 'retry_later');
+        const reason = `${networkName(u.platform)} showed a matching post that is recorded for another post of this service.`;
+        if (u.finalAttempt) return cannotTell(reason);
+        return {
+          do: 'retry',
+          retryAfterMs: undefined,
+          message: `${u.platform}: read-back found a claimed post`,
+        };
+      }
       ctx.metrics.readback(u.platform, 'found');
       return {
         do: 'record',
@@ -140,8 +191,10 @@ export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered):
           ...(outcome.meta ? { meta: outcome.meta } : {}),
         },
       };
+    }
     case 'absent': {
-      const waited = until.getTime() - u.since.getTime();
+      // From the latest send, not the first: a resend the network is still storing is not absent.
+      const waited = until.getTime() - u.lastSentAt.getTime();
       if (idempotent || waited >= ctx.options.readbackSettleMs) {
         ctx.metrics.readback(u.platform, 'absent');
         return { do: 'send' };

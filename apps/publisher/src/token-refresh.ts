@@ -7,7 +7,15 @@ import {
   type TSocialCredentials,
 } from '@sps/core';
 import type { TSocialAccountRepository, TStoredToken, TTokenRepository } from '@sps/db';
-import { OAuthError, oauthProviderOf, resolveOAuthApp, type TOAuthCall, type TTokenSet } from '@sps/networks';
+import {
+  OAuthError,
+  oauthProviderOf,
+  refreshBlueskySession,
+  refreshDueAtOf,
+  resolveOAuthApp,
+  type TOAuthCall,
+  type TTokenSet,
+} from '@sps/networks';
 import { enqueueTokenRefresh, JOBS, type TQueues } from '@sps/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -70,6 +78,38 @@ export function createTokenRefresher(deps: {
     };
   }
 
+  /**
+   * Bluesky keeps a session rather than OAuth tokens: refreshSession with the refresh JWT, or a sign-in
+   * with the app password once that has ended (packages/networks/src/oauth/bluesky-session.ts).
+   */
+  function renewBluesky(stored: TStoredToken, credentials: TSocialCredentials): Promise<TTokenSet> {
+    const configured = (config.baseUrls.bluesky ?? 'https://bsky.social').replace(/\/+$/, '');
+    const serviceUrl = (stored.instanceUrl ?? configured).replace(/\/+$/, '');
+    return refreshBlueskySession(
+      {
+        serviceUrl,
+        // A DID or handle (the admin CLI's --external-id), else the account's name, as the connector used to sign in.
+        identifier: stored.externalId || stored.accountName,
+        timeoutMs: config.timeoutMs,
+        userChosenHost: new URL(serviceUrl).origin !== new URL(configured).origin,
+      },
+      credentials,
+    );
+  }
+
+  /** How this account's token is renewed, or null when it cannot be (no refresh, or no app configured). */
+  function renewerOf(
+    stored: TStoredToken,
+    credentials: TSocialCredentials,
+  ): ((c: TSocialCredentials) => Promise<TTokenSet>) | null {
+    if (stored.platform === 'bluesky') return (c) => renewBluesky(stored, c);
+    const provider = oauthProviderOf(stored.platform);
+    const call = callOf(stored.platform);
+    if (!provider?.refresh || !call || (!credentials.refreshToken && provider.rotatingRefresh)) return null;
+    const refresh = provider.refresh.bind(provider);
+    return (c) => refresh(call, c);
+  }
+
   async function withLock<T>(socialAccountId: string, work: () => Promise<T>): Promise<T | null> {
     const key = `${config.prefix}:token-lock:${socialAccountId}`;
     const holder = randomUUID();
@@ -87,13 +127,7 @@ export function createTokenRefresher(deps: {
   }
 
   function dueAt(stored: TStoredToken, credentials: TSocialCredentials): Date | null {
-    return (
-      oauthProviderOf(stored.platform)?.refreshDueAt(
-        stored.tokenExpiresAt,
-        stored.tokenIssuedAt,
-        credentials,
-      ) ?? null
-    );
+    return refreshDueAtOf(stored.platform, stored.tokenExpiresAt, stored.tokenIssuedAt, credentials);
   }
 
   async function scheduleNext(socialAccountId: string, due: Date | null) {
@@ -117,9 +151,8 @@ export function createTokenRefresher(deps: {
         return { ok: false, reason: 'refused', message: 'The account is no longer connected.' };
       const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey);
       if (!needed(stored, credentials)) return { ok: true, token: credentials.token };
-      const provider = oauthProviderOf(stored.platform);
-      const call = callOf(stored.platform);
-      if (!provider?.refresh || !call || (!credentials.refreshToken && provider.rotatingRefresh)) {
+      const renew = renewerOf(stored, credentials);
+      if (!renew) {
         return {
           ok: false,
           reason: 'refused',
@@ -128,7 +161,7 @@ export function createTokenRefresher(deps: {
       }
       let tokens: TTokenSet;
       try {
-        tokens = await provider.refresh(call, credentials);
+        tokens = await renew(credentials);
       } catch (error) {
         const e = error instanceof OAuthError ? error : new OAuthError('transient', (error as Error).message);
         deps.logger.warn(
@@ -151,6 +184,7 @@ export function createTokenRefresher(deps: {
         token: tokens.accessToken,
         ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
         ...(tokens.refreshExpiresAt ? { refreshExpiresAt: tokens.refreshExpiresAt.toISOString() } : {}),
+        ...(tokens.extra ? { extra: tokens.extra } : {}),
       };
       const issuedAt = new Date();
       const stored2 = await deps.tokens.storeRefreshed(stored.id, stored.credentialsVersion, {
@@ -207,8 +241,9 @@ export function createTokenRefresher(deps: {
       if (!stored?.isActive) return null;
       const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey);
       const provider = oauthProviderOf(stored.platform);
-      // Meta's long-lived tokens refresh with themselves: once refused, nothing can renew them.
-      if (!provider?.refresh || !credentials.refreshToken)
+      // Meta's long-lived tokens refresh with themselves: once refused, nothing can renew them. Bluesky
+      // can always try: its refresh JWT, or a sign-in with the app password.
+      if (stored.platform !== 'bluesky' && (!provider?.refresh || !credentials.refreshToken))
         return credentials.token !== staleToken ? { ok: true, token: credentials.token } : null;
       return refreshIf(socialAccountId, (_s, current) => current.token === staleToken);
     },

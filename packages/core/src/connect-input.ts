@@ -15,17 +15,42 @@ const ZHttpUrl = z
   }, 'must be an http(s) URL without user info');
 
 /** `POST /v1/accounts/connect` (and MCP `connect_account`). */
-export const ZConnectStartB = z.object({
-  platform: z.enum(PLATFORMS),
-  redirect_uri: ZHttpUrl.optional(),
-  /** The server's base URL for networks that have one (Mastodon). */
-  instance: ZHttpUrl.optional(),
-  /** Facebook: the Page to connect (otherwise every Page the person grants). */
-  page_id: z
-    .string()
-    .regex(/^\d{1,30}$/, 'must be a numeric Page id')
-    .optional(),
-});
+export const ZConnectStartB = z
+  .object({
+    platform: z.enum(PLATFORMS),
+    redirect_uri: ZHttpUrl.optional(),
+    /** The server's base URL for networks that have one (Mastodon). */
+    instance: ZHttpUrl.optional(),
+    /** Facebook: the Page to connect (otherwise every Page the person grants). */
+    page_id: z
+      .string()
+      .regex(/^\d{1,30}$/, 'must be a numeric Page id')
+      .optional(),
+    /**
+     * LinkedIn: post as the member (default) or as organization pages the member administers; the
+     * organization scopes are asked for only then (they need LinkedIn's Community Management approval).
+     */
+    target: z.enum(['member', 'organization']).optional(),
+    /** LinkedIn: the organization to connect (id or `urn:li:organization:<id>`); implies `target: organization`. */
+    organization_id: z
+      .string()
+      .regex(/^(urn:li:organization:)?\d{1,20}$/, 'must be an organization id or urn:li:organization:<id>')
+      .optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.page_id !== undefined && input.platform !== 'facebook')
+      ctx.addIssue({ code: 'custom', path: ['page_id'], message: 'is only for facebook' });
+    for (const field of ['target', 'organization_id'] as const) {
+      if (input[field] !== undefined && input.platform !== 'linkedin')
+        ctx.addIssue({ code: 'custom', path: [field], message: 'is only for linkedin' });
+    }
+    if (input.target === 'member' && input.organization_id !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['organization_id'],
+        message: 'cannot be combined with target member (use target organization)',
+      });
+  });
 export type TConnectStartB = z.output<typeof ZConnectStartB>;
 
 export function parseConnectStartB(body: unknown): TConnectStartB {
@@ -97,4 +122,18 @@ export function parseConnectCredentialsB(body: unknown): {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(parsed.credentials)) if (v !== undefined) out[k] = String(v);
   return { platform: platform as TCredentialPlatform, credentials: out };
+}
+
+/**
+ * What the person chose at connect, kept with the OAuth state and handed to the network's provider: a
+ * Facebook Page id, or for LinkedIn `organization` (every administered organization) or
+ * `organization:<id>` (that one). Null: the default (every Page; the LinkedIn member).
+ */
+export function connectSelectionOf(input: TConnectStartB): string | null {
+  if (input.platform === 'facebook') return input.page_id ?? null;
+  if (input.platform === 'linkedin' && (input.target === 'organization' || input.organization_id)) {
+    const id = input.organization_id?.replace(/^urn:li:organization:/, '');
+    return id ? `organization:${id}` : 'organization';
+  }
+  return null;
 }

@@ -93,9 +93,16 @@ export function createMastodonAppRepository(db: TDb) {
     db.mastodonApp.findUnique({ where: { instanceUrl_redirectUri: { instanceUrl, redirectUri } } });
   return {
     find,
-    /** Keeps the first app registered when two connects race (the other registration is unused). */
+    /**
+     * Keeps the first app registered when two connects race (the other registration is unused); an app
+     * registered again for the same redirect URI because the service now asks for other scopes replaces it.
+     */
     async save(app: TMastodonApp): Promise<TMastodonApp> {
       await db.mastodonApp.createMany({ data: [app], skipDuplicates: true });
+      await db.mastodonApp.updateMany({
+        where: { instanceUrl: app.instanceUrl, redirectUri: app.redirectUri, scopes: { not: app.scopes } },
+        data: app,
+      });
       return (await find(app.instanceUrl, app.redirectUri)) ?? app;
     },
   };

@@ -23,6 +23,8 @@ export interface TSegmentRef {
   attempts: number;
   /** When the segment's write-ahead row was first recorded (the earliest it can have reached the network). */
   createdAt: Date;
+  /** When it was last handed to the network (the latest send, from which READBACK_SETTLE counts). */
+  lastSentAt: Date;
 }
 
 export interface TTargetUpdate {
@@ -57,10 +59,11 @@ export interface TLoadedPost {
 }
 
 type TLoadRow = TPostSqlRow & {
-  segment_rows: (Omit<TSegmentRef, 'meta' | 'createdAt'> & {
+  segment_rows: (Omit<TSegmentRef, 'meta' | 'createdAt' | 'lastSentAt'> & {
     platform: string;
     meta: Record<string, string> | null;
     createdAt: string;
+    lastSentAt: string;
   })[];
   account_rows: TPublishAccount[];
 };
@@ -114,6 +117,7 @@ function toLoaded(row: TLoadRow): TLoadedPost {
       meta: s.meta,
       attempts: s.attempts,
       createdAt: new Date(s.createdAt),
+      lastSentAt: new Date(s.lastSentAt),
     })),
   };
 }
@@ -139,7 +143,7 @@ export function createPublishBatches(db: TDb) {
       text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS},
            COALESCE((SELECT json_agg(json_build_object('platform', s.platform, 'segmentIndex', s.segment_index,
                'status', s.status, 'remoteId', s.remote_id, 'remoteUrl', s.remote_url, 'meta', s.remote_meta,
-               'attempts', s.attempts, 'createdAt', s.created_at))
+               'attempts', s.attempts, 'createdAt', s.created_at, 'lastSentAt', s.last_sent_at))
              FROM segment_deliveries s WHERE s.post_id = p.id), '[]'::json) AS segment_rows,
            COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
                'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,
@@ -163,14 +167,15 @@ export function createPublishBatches(db: TDb) {
     const { rows } = await sqlOf(db).query<{ post_id: string; platform: string; segment_index: number }>({
       name: 'segment_sending_many',
       text: `INSERT INTO segment_deliveries
-                   (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at)
+                   (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at, last_sent_at)
                  SELECT gen_random_uuid(), u.post_id, u.platform::"Platform", u.segment_index, u.idempotency_key,
-                        'sending', 1, $5
+                        'sending', 1, $5, $5
                  FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[])
                       AS u(post_id, platform, segment_index, idempotency_key)
                  WHERE EXISTS (SELECT 1 FROM posts p WHERE p.id = u.post_id)
                  ON CONFLICT (post_id, platform, segment_index) DO UPDATE SET
-                   status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $5
+                   status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $5,
+                   last_sent_at = $5
                  RETURNING post_id, platform::text AS platform, segment_index`,
       values: [
         items.map((k) => k.postId),

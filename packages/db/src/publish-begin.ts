@@ -33,7 +33,9 @@ type TBeginRow = Omit<TPostSqlRow, 'id'> & { id: string | null; locked_id: strin
  * its account (or the reason it failed before sending), a new attempt number (part of the job id), and the
  * posts as they are afterwards. Targets of networks no longer listed are dropped; segments a network
  * already holds (a thread cut short by a failure) are kept, so they are never sent twice, and so are
- * segments whose outcome is unknown (the publisher reads the network back before sending them). Each request is
+ * segments whose outcome is unknown (the publisher reads the network back before sending them), including
+ * one left `sending` by an attempt that gave up or failed after the network accepted it: it becomes
+ * `unknown`, as a retry makes it. Each request is
  * checked against its own account, statuses and version; the same post twice in one batch goes to a later
  * round, which then sees the first one's outcome.
  */
@@ -60,7 +62,11 @@ export function createPublishBegin(db: TDb) {
           DELETE FROM post_targets t USING ok WHERE t.post_id = ok.id AND t.platform <> ALL (ok.platforms)
         ), dropped_segments AS (
           DELETE FROM segment_deliveries s USING ok
-          WHERE s.post_id = ok.id AND (s.platform <> ALL (ok.platforms) OR s.status NOT IN ('sent', 'unknown'))
+          WHERE s.post_id = ok.id
+            AND (s.platform <> ALL (ok.platforms) OR s.status NOT IN ('sent', 'unknown', 'sending'))
+        ), doubted_segments AS (
+          UPDATE segment_deliveries s SET status = 'unknown', updated_at = $8 FROM ok
+          WHERE s.post_id = ok.id AND s.platform = ANY (ok.platforms) AND s.status = 'sending'
         ), targets AS (
           INSERT INTO post_targets (id, post_id, platform, social_account_id, status, error, error_kind, updated_at)
           SELECT gen_random_uuid(), ok.id, pl, (ok.accounts ->> pl::text)::uuid,

@@ -166,6 +166,38 @@ export function createPublishRepository(db: TDb) {
       );
     },
 
+    /**
+     * Which of `remoteIds` the service already recorded on this network for another segment (of this post or
+     * another) posted as the same network identity (the account's external id: a channel, a page, a user):
+     * a read-back never takes one of those for a lost segment.
+     */
+    async claimedRemoteIds(input: {
+      platform: TPlatform;
+      externalId: string | null;
+      remoteIds: string[];
+      postId: string;
+      segmentIndex: number;
+    }): Promise<Set<string>> {
+      if (input.remoteIds.length === 0) return new Set();
+      const { rows } = await sqlOf(db).query<{ remote_id: string }>({
+        name: 'segment_claimed_ids',
+        text: `SELECT DISTINCT s.remote_id FROM segment_deliveries s
+               JOIN post_targets t ON t.post_id = s.post_id AND t.platform = s.platform
+               JOIN social_accounts a ON a.id = t.social_account_id
+               WHERE s.platform = $1::"Platform" AND s.remote_id = ANY ($2::text[])
+                 AND a.external_id IS NOT DISTINCT FROM $3
+                 AND NOT (s.post_id = $4::uuid AND s.segment_index = $5)`,
+        values: [
+          input.platform,
+          input.remoteIds.slice(0, 500),
+          input.externalId,
+          input.postId.toLowerCase(),
+          input.segmentIndex,
+        ],
+      });
+      return new Set(rows.map((r) => r.remote_id));
+    },
+
     /** Touch so the reconciler does not take a live attempt for a stuck one. */
     async touch(postId: string): Promise<void> {
       await sqlOf(db).query('UPDATE posts SET updated_at = $2 WHERE id = $1', [postId, new Date()]);

@@ -7,6 +7,8 @@ export interface TStoredToken {
   accountId: string;
   platform: TPlatform;
   externalId: string | null;
+  /** The handle shown for the account (Bluesky signs in with it when no DID is stored). */
+  accountName: string;
   instanceUrl: string | null;
   isActive: boolean;
   credentialsEncrypted: string;
@@ -23,7 +25,7 @@ export interface TReauthNotice {
 }
 
 const COLUMNS = `id, account_id AS "accountId", platform::text AS platform, external_id AS "externalId",
-  instance_url AS "instanceUrl", is_active AS "isActive", credentials_encrypted AS "credentialsEncrypted",
+  account_name AS "accountName", instance_url AS "instanceUrl", is_active AS "isActive", credentials_encrypted AS "credentialsEncrypted",
   credentials_version AS "credentialsVersion", token_expires_at AS "tokenExpiresAt", token_issued_at AS "tokenIssuedAt"`;
 
 /** Token upkeep: what the refresher reads and writes, and the owners' re-authorisation notices. */

@@ -16,6 +16,7 @@ import type {
 } from './connector.js';
 import { classifyHttpError, createHttpClient } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { isSessionJwt, jwtSubject } from './oauth/bluesky-session.js';
 import { readFailure } from './readback-match.js';
 
 const NETWORK = 'Bluesky';
@@ -25,15 +26,17 @@ const AUTH_ERRORS = new Set(['ExpiredToken', 'InvalidToken', 'AuthenticationRequ
 interface TSession extends TBlueskyMediaSession {
   handle: string;
 }
-interface TCreatedSession {
-  accessJwt: string;
-  did: string;
-  handle: string;
-  didDoc?: { service?: { id?: string; serviceEndpoint?: unknown }[] };
-}
 interface TStrongRef {
   uri: string;
   cid: string;
+}
+
+/** The stored token is not a session (an account connected before sessions were kept, or by an operator). */
+class NoSessionError extends Error {
+  constructor() {
+    super('no Bluesky session');
+    this.name = 'NoSessionError';
+  }
 }
 
 function xrpcError(err: unknown): string | undefined {
@@ -44,6 +47,11 @@ function xrpcError(err: unknown): string | undefined {
 
 /** PDSes answer an expired access token with HTTP 400 and announce rate-limit resets in `ratelimit-reset`. */
 function classify(err: unknown): TNetworkFailure {
+  if (err instanceof NoSessionError)
+    return {
+      kind: 'auth_expired',
+      message: `${NETWORK} has no session for this account; reconnect it with a valid app password if signing in fails.`,
+    };
   const failure = classifyHttpError(err, {
     network: NETWORK,
     isAuthError: (_status, body) => AUTH_ERRORS.has(String((body as { error?: unknown } | null)?.error)),
@@ -79,19 +87,6 @@ function strongRef(ref: TRemoteRef): TStrongRef | null {
   return uri.startsWith('at://') && cid ? { uri, cid } : null;
 }
 
-/** The PDS that holds the repo, from the session's DID document (bsky.social is only the entryway). */
-function pdsOf(created: TCreatedSession, fallback: string): string {
-  const endpoint = created.didDoc?.service?.find((s) => s.id?.endsWith('#atproto_pds'))?.serviceEndpoint;
-  if (typeof endpoint === 'string') {
-    try {
-      return new URL(endpoint).toString();
-    } catch {
-      // A malformed document: the server we talk to is the best guess.
-    }
-  }
-  return fallback;
-}
-
 /**
  * Bluesky through the account's PDS (XRPC): posts are `app.bsky.feed.post` records written with
  * `com.atproto.repo.createRecord` at a record key derived from (post, network, segment), so a resend finds
@@ -100,8 +95,6 @@ function pdsOf(created: TCreatedSession, fallback: string): string {
 export function createBlueskyConnector(options: TConnectorOptions): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const clients = new Map<string, Got>();
-  // Sessions live in memory only: one createSession per account and process, redone when the token expires.
-  const sessions = new Map<string, TSession>();
   const facetsOf = createFacetBuilder();
   const media = createBlueskyMedia({
     fetchMedia: options.fetchMedia ?? createMediaFetcher({ timeoutMs }),
@@ -123,38 +116,33 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
     return client;
   }
 
-  async function session(account: TConnectorAccount): Promise<TSession> {
-    const cached = sessions.get(account.id);
-    if (cached) return cached;
-    const created = await clientFor(account)
-      .post('xrpc/com.atproto.server.createSession', {
-        json: { identifier: account.externalId ?? account.accountName, password: account.token },
-      })
-      .json<TCreatedSession>();
-    const fresh: TSession = {
-      accessJwt: created.accessJwt,
-      did: created.did,
-      handle: created.handle,
-      pdsUrl: pdsOf(created, baseOf(account)),
+  /**
+   * The account's session: the access JWT the publisher hands over (kept and refreshed by the service,
+   * see oauth/bluesky-session.ts), its DID (`sub`) and the PDS named at sign-in. Nothing is signed in
+   * here: createSession is rate limited per account, so a missing or expired session is reported as
+   * `auth_expired` and the publisher renews it under the account's lock, then repeats the call.
+   */
+  function sessionOf(account: TConnectorAccount): TSession | null {
+    if (!isSessionJwt(account.token)) return null;
+    const did =
+      jwtSubject(account.token) ?? (account.externalId?.startsWith('did:') ? account.externalId : null);
+    if (!did) return null;
+    return {
+      accessJwt: account.token,
+      did,
+      handle: account.accountName,
+      pdsUrl: account.extra?.pds ?? baseOf(account),
     };
-    sessions.set(account.id, fresh);
-    return fresh;
   }
 
-  /** Runs `call` with a session; an expired session is replaced once and the call repeated. */
+  /** Runs `call` with the account's session; without one, the publisher is asked to renew it. */
   async function withSession<T>(
     account: TConnectorAccount,
     call: (s: TSession, http: Got) => Promise<T>,
   ): Promise<T> {
-    const http = clientFor(account);
-    try {
-      return await call(await session(account), http);
-    } catch (err) {
-      const code = xrpcError(err);
-      if (code !== 'ExpiredToken' && code !== 'InvalidToken') throw err;
-      sessions.delete(account.id);
-      return call(await session(account), http);
-    }
+    const s = sessionOf(account);
+    if (!s) throw new NoSessionError();
+    return call(s, clientFor(account));
   }
 
   const auth = (s: TSession) => ({ authorization: `Bearer ${s.accessJwt}` });

@@ -10,8 +10,10 @@ export interface TConnectorAccount {
   externalId: string | null;
   /** Server base URL for Mastodon instances and Bluesky PDSes; wins over the configured base URL. */
   instanceUrl: string | null;
-  /** The token given at connect time (OAuth access token, bot token, or a Bluesky app password). */
+  /** What the connector sends: an OAuth access token, a bot token, or a Bluesky session's access JWT. */
   token: string;
+  /** Non-secret details stored with the credentials (Bluesky: the account's PDS from its DID document). */
+  extra?: Readonly<Record<string, string>>;
 }
 
 export interface TMediaImage {
@@ -61,6 +63,11 @@ export interface TPublishInput {
   /** Resumable progress; absent in callers that do not keep it (each publish then starts afresh). */
   progress?: TPublishProgress;
   /**
+   * An earlier attempt already sent this segment (its answer was lost, or it failed in a way that may still
+   * have posted): a network that refuses duplicate content then tells us that attempt landed.
+   */
+  sentBefore?: boolean;
+  /**
    * When the post was created: a time that never changes across attempts, for keys derived from it
    * (Bluesky's record key is a timestamp identifier). Without it the connector uses the current time.
    */
@@ -81,6 +88,12 @@ export interface TNetworkFailure {
   retryAfterMs?: number;
   /** True when the request may have reached the network (timeout after sending): do not blindly resend. */
   outcomeUnknown?: boolean;
+  /**
+   * The network refused this send as a duplicate of a post it holds, which an earlier send of the segment
+   * may have made (with `outcomeUnknown`): this send did not post, so the read-back's settle wait counts from
+   * the earlier one.
+   */
+  duplicate?: boolean;
 }
 
 export type TPublishOutcome =
@@ -114,6 +127,11 @@ export interface TPublishedProbe {
   since: Date;
   /** Now, when asked. */
   until: Date;
+  /**
+   * Which of these remote ids the service already recorded for another segment (of this post or another):
+   * such a post is never taken for the lost one. Absent: nothing is excluded.
+   */
+  claimed?: (remoteIds: string[]) => Promise<ReadonlySet<string>>;
 }
 
 /**

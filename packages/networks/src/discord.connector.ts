@@ -14,7 +14,15 @@ import type {
 } from './connector.js';
 import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
-import { inWindow, MAX_READ_PAGES, readFailure, sameText, tooMany, windowStart } from './readback-match.js';
+import {
+  firstUnclaimed,
+  inWindow,
+  MAX_READ_PAGES,
+  readFailure,
+  sameText,
+  tooMany,
+  windowStart,
+} from './readback-match.js';
 
 // Discord REST v10, read 2026-11-24: files go as multipart `files[n]` beside `payload_json`, whose
 // `attachments[]` name each n and carry `description` (alt text, at most 1024 characters)
@@ -193,12 +201,16 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
             })
             .json<TFetchedMessage[]>();
           read += messages.length;
-          const hit = messages.find(
-            (m) =>
-              m.author?.id === botId &&
-              sameText(probe.text, m.content) &&
-              (m.attachments?.length ?? 0) === probe.mediaCount &&
-              inWindow(probe, m.timestamp),
+          const hit = await firstUnclaimed(
+            probe,
+            messages.filter(
+              (m) =>
+                m.author?.id === botId &&
+                sameText(probe.text, m.content) &&
+                (m.attachments?.length ?? 0) === probe.mediaCount &&
+                inWindow(probe, m.timestamp),
+            ),
+            (m) => m.id,
           );
           if (hit) {
             const channel = hit.channel_id ?? channelId;

@@ -3,7 +3,14 @@ import { HTTPError } from 'got';
 import type { TFindOutcome, TNetworkFailure, TProcessingWait, TPublishedProbe } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import { waitForProcessing } from './processing-wait.js';
-import { MAX_READ_PAGES, readFailure, tooMany, windowEnd, windowStart } from './readback-match.js';
+import {
+  firstUnclaimed,
+  MAX_READ_PAGES,
+  readFailure,
+  tooMany,
+  windowEnd,
+  windowStart,
+} from './readback-match.js';
 
 // Conventions shared by Meta's Graph APIs (Facebook pages, Instagram, Threads).
 
@@ -160,7 +167,7 @@ export async function waitForContainer(
   ).then((outcome) => (outcome.ok ? { ok: true, value: undefined } : outcome));
 }
 
-export interface TGraphListSearch<T> {
+export interface TGraphListSearch<T extends { id: string }> {
   http: Got;
   headers: Record<string, string>;
   network: string;
@@ -176,10 +183,13 @@ export interface TGraphListSearch<T> {
 
 /**
  * Reads a Graph list edge newest first within the probe's window (`since`/`until` in Unix seconds, 50 a
- * page, at most three pages) and returns the first item that is the segment.
+ * page, at most three pages) and returns the first item that is the segment and
+ * not recorded for another one.
  * https://developers.facebook.com/docs/graph-api/results (cursor and time-based paging)
  */
-export async function findInGraphList<T>(search: TGraphListSearch<T>): Promise<TFindOutcome> {
+export async function findInGraphList<T extends { id: string }>(
+  search: TGraphListSearch<T>,
+): Promise<TFindOutcome> {
   const unix = (d: Date) => Math.floor(d.getTime() / 1000);
   let after: string | undefined;
   let read = 0;
@@ -199,7 +209,7 @@ export async function findInGraphList<T>(search: TGraphListSearch<T>): Promise<T
         .json<{ data?: T[]; paging?: { cursors?: { after?: string }; next?: string } }>();
       const items = body.data ?? [];
       read += items.length;
-      const hit = items.find(search.matches);
+      const hit = await firstUnclaimed(search.probe, items.filter(search.matches), (item) => item.id);
       if (hit) return search.found(hit);
       after = body.paging?.cursors?.after;
       if (!body.paging?.next || !after) return { kind: 'absent' };

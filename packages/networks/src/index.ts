@@ -18,17 +18,25 @@ export {
 } from './media-fetch.js';
 export { sniffMedia, type TSniffed } from './media-sniff.js';
 export {
+  createBlueskySession,
+  isSessionJwt,
+  jwtExpiresAt,
+  refreshBlueskySession,
+  type TBlueskySessionCall,
+} from './oauth/bluesky-session.js';
+export {
   CREDENTIAL_CHECKS,
   CredentialRefusedError,
   type TCredentialCheckOptions,
 } from './oauth/credential-check.js';
 export { newAuthorizationSecrets } from './oauth/grants.js';
-export { registerMastodonApp } from './oauth/mastodon-oauth.js';
+export { MASTODON_SCOPES, registerMastodonApp } from './oauth/mastodon-oauth.js';
 export {
   OAUTH_APP_PLATFORMS,
   OAUTH_ENDPOINTS,
   OAUTH_PROVIDERS,
   oauthProviderOf,
+  refreshDueAtOf,
   resolveOAuthApp,
 } from './oauth/oauth-registry.js';
 export {

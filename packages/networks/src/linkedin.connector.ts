@@ -13,7 +13,15 @@ import type {
 import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
 import { createLinkedInMedia } from './linkedin-media.js';
 import { createMediaFetcher } from './media-fetch.js';
-import { inWindow, MAX_READ_PAGES, readFailure, sameText, tooMany, windowStart } from './readback-match.js';
+import {
+  firstUnclaimed,
+  inWindow,
+  MAX_READ_PAGES,
+  readFailure,
+  sameText,
+  tooMany,
+  windowStart,
+} from './readback-match.js';
 
 interface TFoundPost {
   id: string;
@@ -211,7 +219,11 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
             })
             .json<{ elements?: TFoundPost[] }>();
           const elements = body.elements ?? [];
-          const hit = elements.find((p) => sameText(sent, p.commentary) && inWindow(probe, p.createdAt));
+          const hit = await firstUnclaimed(
+            probe,
+            elements.filter((p) => sameText(sent, p.commentary) && inWindow(probe, p.createdAt)),
+            (p) => p.id,
+          );
           if (hit) {
             return { kind: 'found', remoteId: hit.id, url: `https://www.linkedin.com/feed/update/${hit.id}` };
           }

@@ -4,8 +4,10 @@ import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
+  TFindOutcome,
   TNetworkConnector,
   TNetworkFailure,
+  TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
@@ -19,7 +21,17 @@ import {
 } from './http-client.js';
 import { createInstanceCache, type TInstanceCacheOptions } from './mastodon-instance.js';
 import { createMastodonMedia, type TMastodonMediaItem } from './mastodon-media.js';
+import { localMentions, mastodonStatusText } from './mastodon-text.js';
 import { createMediaFetcher } from './media-fetch.js';
+import {
+  firstUnclaimed,
+  inWindow,
+  MAX_READ_PAGES,
+  readFailure,
+  sameText,
+  tooMany,
+  windowStart,
+} from './readback-match.js';
 
 const NETWORK = 'Mastodon';
 
@@ -27,6 +39,26 @@ interface TStatus {
   id: string;
   url: string | null;
   uri: string;
+}
+
+interface TListedStatus extends TStatus {
+  created_at?: string;
+  content?: string;
+  in_reply_to_id?: string | null;
+  media_attachments?: unknown[];
+}
+
+/** Statuses per page of an account's list (Mastodon's maximum). */
+const PAGE = 40;
+
+/** Whether a listed status is the segment that was sent: its text (links and all), reply target, media, time. */
+function isSegment(status: TListedStatus, probe: TPublishedProbe): boolean {
+  return (
+    inWindow(probe, status.created_at) &&
+    (status.in_reply_to_id ?? null) === (probe.replyTo?.remoteId ?? null) &&
+    (status.media_attachments?.length ?? 0) === probe.mediaCount &&
+    sameText(localMentions(probe.text), localMentions(mastodonStatusText(status.content)))
+  );
 }
 
 /** Mastodon announces the rate-limit reset as an ISO timestamp, which the shared classifier does not read. */
@@ -153,6 +185,62 @@ export function createMastodonConnector(
         return { ok: true, remoteId: status.id, url: status.url ?? status.uri };
       } catch (err) {
         return { ok: false, failure: classify(err) };
+      }
+    },
+
+    /**
+     * The account's own statuses, newest first: GET /api/v1/accounts/:id/statuses (40 a page, `max_id`
+     * paging, at most three pages), the id from GET /api/v1/accounts/verify_credentials when the account
+     * has none. Needs `read:statuses` (asked at connect since read-back; an older connection answers 403,
+     * so a person checks). Asked once the Idempotency-Key (kept an hour) may have expired.
+     * https://docs.joinmastodon.org/methods/accounts/#statuses
+     */
+    async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
+      const { account } = probe;
+      const client = clientFor(account);
+      if (!client.ok) return { kind: 'cannot_tell', reason: client.failure.message };
+      const { http } = client.value;
+      try {
+        const id =
+          account.externalId ??
+          (
+            await http
+              .get('api/v1/accounts/verify_credentials', { headers: auth(account) })
+              .json<{ id: string }>()
+          ).id;
+        let maxId: string | undefined;
+        let read = 0;
+        for (let page = 0; page < MAX_READ_PAGES; page += 1) {
+          const statuses = await http
+            .get(`api/v1/accounts/${encodeURIComponent(id)}/statuses`, {
+              headers: auth(account),
+              searchParams: { limit: PAGE, exclude_reblogs: 'true', ...(maxId ? { max_id: maxId } : {}) },
+            })
+            .json<TListedStatus[]>();
+          const list = Array.isArray(statuses) ? statuses.slice(0, PAGE) : [];
+          read += list.length;
+          const hit = await firstUnclaimed(
+            probe,
+            list.filter((s) => isSegment(s, probe)),
+            (s) => s.id,
+          );
+          if (hit) return { kind: 'found', remoteId: hit.id, url: hit.url ?? hit.uri };
+          const oldest = list.at(-1);
+          const older = oldest?.created_at
+            ? Date.parse(oldest.created_at) < windowStart(probe).getTime()
+            : false;
+          if (!oldest || list.length < PAGE || older) return { kind: 'absent' };
+          maxId = oldest.id;
+        }
+        return tooMany(NETWORK, read);
+      } catch (err) {
+        if (err instanceof HTTPError && err.response.statusCode === 403) {
+          return {
+            kind: 'cannot_tell',
+            reason: `${NETWORK} refused to list the account's statuses (HTTP 403): the connection lacks the read:statuses permission; reconnect the account to allow it.`,
+          };
+        }
+        return readFailure(err, classify, NETWORK);
       }
     },
 

@@ -27,18 +27,73 @@ const ENTITIES: Record<string, string> = {
 };
 
 /**
- * Whether a post's text is the text that was sent. Networks give it back HTML-escaped (X, Slack) and with
- * links rewritten (X's t.co, Slack's `<url|label>`, a media link appended by X): `ignoreUrls` compares
- * what is left around the links.
+ * Whether a post's text is the text that was sent. Networks give it back HTML-escaped (X, Slack); links
+ * must be given back expanded (see `expandXLinks`, `unwrapSlackLinks`), so two posts that differ only by
+ * their link are told apart. `schemeless` compares links without their `http(s)://`: X expands a link
+ * typed without one to `http://…`.
  */
-export function sameText(sent: string, found: unknown, options: { ignoreUrls?: boolean } = {}): boolean {
+export function sameText(sent: string, found: unknown, options: { schemeless?: boolean } = {}): boolean {
   if (typeof found !== 'string') return false;
   const normal = (text: string) => {
     let out = text.normalize('NFC').replace(/&(?:amp|lt|gt|quot|#39);/g, (m) => ENTITIES[m] ?? m);
-    if (options.ignoreUrls) out = out.replace(/<[^<>\s]*:\/\/[^<>]*>/g, ' ').replace(/https?:\/\/\S+/g, ' ');
+    if (options.schemeless) out = out.replace(/\bhttps?:\/\//gi, '');
     return out.replace(/\s+/g, ' ').trim();
   };
   return normal(sent) === normal(found);
+}
+
+/** A link X returns in `entities.urls` (with `tweet.fields=entities`). */
+export interface TXUrlEntity {
+  url?: string;
+  expanded_url?: string;
+  media_key?: string;
+}
+
+/**
+ * A post's text as it was typed: X rewrites every link to a t.co address and names the target in
+ * `entities.urls[].expanded_url`; the t.co link X appends for attached media (an entity with a
+ * `media_key`, or whose target is the post's own /photo/ or /video/ page) is dropped.
+ * https://docs.x.com/x-api/fundamentals/data-dictionary (Post `entities.urls`)
+ */
+export function expandXLinks(text: string | undefined, urls: readonly TXUrlEntity[] | undefined): string {
+  let out = text ?? '';
+  for (const entity of (urls ?? []).slice(0, 50)) {
+    if (!entity.url) continue;
+    const media = entity.media_key !== undefined || /\/(?:photo|video)\/\d+$/.test(entity.expanded_url ?? '');
+    out = out.split(entity.url).join(media ? '' : (entity.expanded_url ?? entity.url));
+  }
+  return out;
+}
+
+/**
+ * A Slack message's text as it was typed: Slack stores a link as `<target>` or `<target|label>` (a link
+ * typed without a scheme becomes `<http://example.com|example.com>`), and the label is what was typed.
+ * Mentions and channel links (`<@U…>`, `<#C…>`, `<!here>`) are not links and stay as they are.
+ * https://docs.slack.dev/messaging/formatting-message-text
+ */
+export function unwrapSlackLinks(text: string | undefined): string {
+  return (text ?? '').replace(
+    /<([a-z][a-z0-9+.-]*:[^<>|\s]*)(?:\|([^<>]*))?>/gi,
+    (_m, target: string, label?: string) => (label === undefined || label === '' ? target : label),
+  );
+}
+
+/**
+ * The first candidate whose remote id the service has not already recorded for another segment (of this
+ * post or another): two posts with the same text are never taken for each other.
+ */
+export async function firstUnclaimed<T>(
+  probe: TPublishedProbe,
+  candidates: readonly T[],
+  idOf: (candidate: T) => string | undefined,
+): Promise<T | undefined> {
+  const ids = candidates.map(idOf).filter((id): id is string => typeof id === 'string' && id !== '');
+  if (ids.length === 0) return undefined;
+  const claimed = probe.claimed ? await probe.claimed(ids) : new Set<string>();
+  return candidates.find((c) => {
+    const id = idOf(c);
+    return id !== undefined && id !== '' && !claimed.has(id);
+  });
 }
 
 /**

@@ -12,7 +12,15 @@ import type {
 } from './connector.js';
 import { classifyHttpError, createHttpClient, truncateBody } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
-import { MAX_READ_PAGES, sameText, tooMany, windowEnd, windowStart } from './readback-match.js';
+import {
+  firstUnclaimed,
+  MAX_READ_PAGES,
+  sameText,
+  tooMany,
+  unwrapSlackLinks,
+  windowEnd,
+  windowStart,
+} from './readback-match.js';
 import { createSlackFiles } from './slack-files.js';
 
 interface THistoryMessage {
@@ -269,12 +277,17 @@ export function createSlackConnector(options: TConnectorOptions = {}): TNetworkC
           if (!body.ok) return readRefusal(body);
           const messages = body.messages ?? [];
           read += messages.length;
-          const hit = messages.find(
-            (m) =>
-              (m.bot_id ? m.bot_id === me.bot_id : m.user === me.user_id) &&
-              m.ts !== threadTs &&
-              sameText(probe.text, m.text, { ignoreUrls: true }) &&
-              (m.files?.length ?? 0) === probe.mediaCount,
+          // Links are compared as typed (Slack stores them as `<url>` / `<url|label>`).
+          const hit = await firstUnclaimed(
+            probe,
+            messages.filter(
+              (m) =>
+                (m.bot_id ? m.bot_id === me.bot_id : m.user === me.user_id) &&
+                m.ts !== threadTs &&
+                sameText(probe.text, unwrapSlackLinks(m.text)) &&
+                (m.files?.length ?? 0) === probe.mediaCount,
+            ),
+            (m) => m.ts,
           );
           if (hit?.ts) {
             const fileIds = (hit.files ?? [])

@@ -12,7 +12,16 @@ import type {
 } from './connector.js';
 import { classifyHttpError, createHttpClient } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
-import { MAX_READ_PAGES, readFailure, sameText, tooMany, windowStart } from './readback-match.js';
+import {
+  expandXLinks,
+  firstUnclaimed,
+  MAX_READ_PAGES,
+  readFailure,
+  sameText,
+  type TXUrlEntity,
+  tooMany,
+  windowStart,
+} from './readback-match.js';
 import { createTwitterMedia } from './twitter-media.js';
 
 const NETWORK = 'X';
@@ -27,20 +36,36 @@ interface TTimelineTweet {
   created_at?: string;
   referenced_tweets?: { type: string; id: string }[];
   attachments?: { media_keys?: string[] };
+  entities?: { urls?: TXUrlEntity[] };
 }
 interface TTimeline {
   data?: TTimelineTweet[];
   meta?: { result_count?: number; next_token?: string };
 }
 
-/** X rewrites links to t.co and appends a link for attached media; the rest of the text is as sent. */
+/**
+ * X rewrites links to t.co (their targets are in `entities.urls`) and appends a link for attached media;
+ * the text is compared with its links expanded, so two posts that differ only by a link are told apart.
+ */
 function isSegment(tweet: TTimelineTweet, probe: TPublishedProbe): boolean {
   const repliedTo = tweet.referenced_tweets?.find((r) => r.type === 'replied_to')?.id ?? null;
   return (
-    sameText(probe.text, tweet.text, { ignoreUrls: true }) &&
+    sameText(probe.text, expandXLinks(tweet.text, tweet.entities?.urls), { schemeless: true }) &&
     repliedTo === (probe.replyTo?.remoteId ?? null) &&
     (tweet.attachments?.media_keys?.length ?? 0) === probe.mediaCount
   );
+}
+
+/**
+ * X refuses the same text twice from one account: 403 `{"detail":"You are not allowed to create a Tweet
+ * with duplicate content.","type":"about:blank","title":"Forbidden","status":403}` (seen in the wild:
+ * https://github.com/akrherz/iembot/issues/163; X does not document the rule's window).
+ */
+function isDuplicateRefusal(err: unknown): boolean {
+  if (!(err instanceof HTTPError) || err.response.statusCode !== 403) return false;
+  const body = err.response.body;
+  const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
+  return /duplicate content/i.test(text.slice(0, 2_000));
 }
 
 /** `start_time` takes RFC 3339 with second granularity. */
@@ -92,6 +117,29 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
         const handle = account.accountName.replace(/^@/, '');
         return { ok: true, remoteId: id, url: `https://x.com/${handle}/status/${id}` };
       } catch (err) {
+        if (isDuplicateRefusal(err)) {
+          const { status, body: refused } = classify(err);
+          const common = { kind: 'rejected' as const, status, ...(refused ? { body: refused } : {}) };
+          if (input.sentBefore) {
+            // An earlier send whose answer was lost did post it: the publisher reads the account back.
+            return {
+              ok: false,
+              failure: {
+                ...common,
+                outcomeUnknown: true,
+                duplicate: true,
+                message: `${NETWORK} refused to post this again as a duplicate of a recent post of the account, and no earlier attempt's post with this text could be found on the account (it may be another post with the same text). Check the ${NETWORK} account ${account.accountName}; change the text to post it anyway.`,
+              },
+            };
+          }
+          return {
+            ok: false,
+            failure: {
+              ...common,
+              message: `${NETWORK} refused this post as a duplicate: the account ${account.accountName} recently posted the same text. Change the text and retry.`,
+            },
+          };
+        }
         return { ok: false, failure: classify(err) };
       }
     },
@@ -118,14 +166,18 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
               searchParams: {
                 start_time: xTime(windowStart(probe)),
                 max_results: 100,
-                'tweet.fields': 'created_at,referenced_tweets,attachments',
+                'tweet.fields': 'created_at,referenced_tweets,attachments,entities',
                 ...(token ? { pagination_token: token } : {}),
               },
             })
             .json<TTimeline>();
           const tweets = body.data ?? [];
           read += tweets.length;
-          const found = tweets.find((t) => isSegment(t, probe));
+          const found = await firstUnclaimed(
+            probe,
+            tweets.filter((t) => isSegment(t, probe)),
+            (t) => t.id,
+          );
           if (found) {
             const handle = account.accountName.replace(/^@/, '');
             return { kind: 'found', remoteId: found.id, url: `https://x.com/${handle}/status/${found.id}` };

@@ -1,21 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import sharp from 'sharp';
 import { createBlueskyConnector } from '../src/bluesky.connector.js';
 import { blueskyRecordKey } from '../src/bluesky-rkey.js';
 import type { TConnectorAccount, TNetworkConnector, TPublishInput, TRemoteRef } from '../src/connector.js';
 import { createMediaFetcher, type TFetchMedia } from '../src/media-fetch.js';
+import { createBlueskySession, refreshBlueskySession } from '../src/oauth/bluesky-session.js';
 
-const account: TConnectorAccount = {
-  id: 'acc-b',
-  platform: 'bluesky',
-  accountName: 'sps.bsky.social',
-  externalId: null,
-  instanceUrl: null,
-  token: 'app-pass-1234',
-};
+/** Signed in once (as the credential check does at connect); the connector only ever uses the session. */
+let account: TConnectorAccount;
 
 function input(text: string, extra: Partial<TPublishInput> = {}): TPublishInput {
   return { account, text, media: null, replyTo: null, root: null, idempotencyKey: `k-${text}`, ...extra };
@@ -38,6 +33,19 @@ let imageUrl: string;
 
 beforeAll(async () => {
   running = await startNetworkSim();
+  const session = await createBlueskySession(
+    { serviceUrl: running.baseUrls.bluesky, identifier: 'sps.bsky.social', timeoutMs: 2000 },
+    'app-pass-1234',
+  );
+  account = {
+    id: 'acc-b',
+    platform: 'bluesky',
+    accountName: 'sps.bsky.social',
+    externalId: session.did ?? null,
+    instanceUrl: null,
+    token: session.accessToken,
+    ...(session.extra?.pds ? { extra: { pds: session.extra.pds } } : {}),
+  };
   // The test image server listens on loopback, which the media fetcher refuses unless told otherwise.
   connector = createBlueskyConnector({
     baseUrl: running.baseUrls.bluesky,
@@ -57,15 +65,14 @@ afterAll(async () => {
 beforeEach(() => running.sim.reset());
 
 describe('Bluesky connector', () => {
-  it('creates a session with the app password once, then posts with link facets', async () => {
+  it('posts with the stored session access JWT, never signing in itself, with link facets', async () => {
     const fresh = createBlueskyConnector({ baseUrl: running.baseUrls.bluesky, timeoutMs: 2000 });
     const outcome = await fresh.publish(input('read https://example.com/a now'));
     if (!outcome.ok) throw new Error(outcome.failure.message);
     await fresh.publish(input('second'));
-    expect(createSessions()).toHaveLength(1);
-    expect(createSessions()[0]?.body).toEqual({ identifier: 'sps.bsky.social', password: 'app-pass-1234' });
+    expect(createSessions()).toHaveLength(0);
     const request = createRecords()[0];
-    expect(String(request?.headers.authorization)).toMatch(/^Bearer sim-access-/);
+    expect(String(request?.headers.authorization)).toBe(`Bearer ${account.token}`);
     const { record } = (request?.body ?? {}) as TRecordBody;
     expect(record).toMatchObject({ $type: 'app.bsky.feed.post', text: 'read https://example.com/a now' });
     expect(record.facets).toEqual([
@@ -115,23 +122,24 @@ describe('Bluesky connector', () => {
     });
   });
 
-  it('renews an expired session once and posts', async () => {
-    await connector.publish(input('warm up'));
-    running.sim.reset();
+  it("reports an expired access JWT (the PDS's 400 ExpiredToken) as auth_expired and signs in nowhere", async () => {
     running.sim.addFault({ platform: 'bluesky', kind: 'auth_expired', remaining: 1 });
     const outcome = await connector.publish(input('after expiry'));
-    expect(outcome.ok).toBe(true);
-    expect(createSessions()).toHaveLength(1);
+    if (outcome.ok) throw new Error('expected failure');
+    expect(outcome.failure).toMatchObject({ kind: 'auth_expired', status: 400 });
+    expect(outcome.failure.body).toContain('ExpiredToken');
+    expect(createSessions()).toHaveLength(0);
   });
 
-  it('maps a token that cannot be renewed to auth_expired with a reconnect hint', async () => {
-    running.sim.addFault({ platform: 'bluesky', kind: 'auth_expired', remaining: 3 });
-    const outcome = await connector.publish(input('nope'));
-    running.sim.clearFaults();
+  it('asks for a session (auth_expired) when the stored token is an app password, without calling Bluesky', async () => {
+    const outcome = await connector.publish({
+      ...input('legacy'),
+      account: { ...account, token: 'app-pass-1234' },
+    });
     if (outcome.ok) throw new Error('expected failure');
     expect(outcome.failure.kind).toBe('auth_expired');
-    expect(outcome.failure.message).toMatch(/Reconnect/);
-    expect(outcome.failure.body).not.toContain('app-pass-1234');
+    expect(outcome.failure.message).toMatch(/reconnect/);
+    expect(running.sim.requests.filter((r) => r.platform === 'bluesky')).toHaveLength(0);
   });
 
   it('maps 429 to rate_limited using ratelimit-reset', async () => {
@@ -287,7 +295,7 @@ describe('Bluesky connector rich text and media', () => {
     );
     if (!outcome.ok) throw new Error(outcome.failure.message);
     const calls = running.sim.requests.map((r) => r.path.split('?')[0]);
-    expect(calls.filter((p) => !p?.includes('createSession'))).toEqual([
+    expect(calls).toEqual([
       '/bluesky/xrpc/com.atproto.server.getServiceAuth',
       '/bluesky/video/xrpc/app.bsky.video.getUploadLimits',
       '/bluesky/xrpc/com.atproto.server.getServiceAuth',
@@ -423,5 +431,142 @@ describe('Bluesky simulator strictness', () => {
       body: { error: 'InternalServerError', message: 'Internal Server Error' },
     });
     expect(running.sim.postsOf('bluesky')).toHaveLength(1);
+  });
+});
+
+describe('Bluesky sessions (the simulated PDS and the refresh)', () => {
+  const control = (path: string, body: unknown) =>
+    fetch(`${running.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const xrpc = (method: string, bearer: string | null, body?: unknown) =>
+    fetch(`${running.baseUrls.bluesky}/xrpc/${method}`, {
+      method: 'POST',
+      headers: {
+        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body ?? {}),
+    });
+  const call = (identifier: string) => ({
+    serviceUrl: running.baseUrls.bluesky,
+    identifier,
+    timeoutMs: 2000,
+  });
+  afterEach(async () => {
+    await control('/__sim/oauth/reset', {});
+  });
+
+  it('refuses an expired access JWT with 400 ExpiredToken, and a refresh JWT used as access with Bad token scope', async () => {
+    const session = await createBlueskySession(call('clock.bsky.social'), 'pw-1');
+    const record = {
+      repo: session.did,
+      collection: 'app.bsky.feed.post',
+      record: { text: 'x', createdAt: '2026-01-01T00:00:00Z' },
+    };
+    expect((await xrpc('com.atproto.repo.createRecord', session.accessToken, record)).status).toBe(200);
+    expect((await xrpc('com.atproto.repo.createRecord', session.refreshToken ?? '', record)).status).toBe(
+      401,
+    );
+    await control('/__sim/oauth/advance', { seconds: 7201 });
+    const expired = await xrpc('com.atproto.repo.createRecord', session.accessToken, record);
+    expect(expired.status).toBe(400);
+    expect(await expired.json()).toEqual({ error: 'ExpiredToken', message: 'Token has expired' });
+  });
+
+  it('rotates refresh JWTs: the successor works, a replay after the two-hour grace is revoked', async () => {
+    const session = await createBlueskySession(call('rotate.bsky.social'), 'pw-2');
+    const first = await xrpc('com.atproto.server.refreshSession', session.refreshToken ?? '');
+    expect(first.status).toBe(200);
+    const next = (await first.json()) as { accessJwt: string; refreshJwt: string };
+    expect(next.refreshJwt).not.toBe(session.refreshToken);
+    await control('/__sim/oauth/advance', { seconds: 2 * 3600 + 60 });
+    const replay = await xrpc('com.atproto.server.refreshSession', session.refreshToken ?? '');
+    expect(replay.status).toBe(400);
+    expect(await replay.json()).toEqual({ error: 'ExpiredToken', message: 'Token has been revoked' });
+    expect((await xrpc('com.atproto.server.refreshSession', next.refreshJwt)).status).toBe(200);
+  });
+
+  it('limits createSession to 30 per 5 minutes per account with the PDS 429 and RateLimit headers', async () => {
+    for (let i = 0; i < 30; i += 1) {
+      const ok = await xrpc('com.atproto.server.createSession', null, {
+        identifier: 'busy.bsky.social',
+        password: 'pw',
+      });
+      expect(ok.status).toBe(200);
+    }
+    const limited = await xrpc('com.atproto.server.createSession', null, {
+      identifier: 'busy.bsky.social',
+      password: 'pw',
+    });
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toEqual({ error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' });
+    expect(limited.headers.get('ratelimit-policy')).toBe('30;w=300');
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(limited.headers.get('ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+    // Another account is not affected; the refresh of a session is not counted.
+    expect(
+      (
+        await xrpc('com.atproto.server.createSession', null, {
+          identifier: 'calm.bsky.social',
+          password: 'pw',
+        })
+      ).status,
+    ).toBe(200);
+    await expect(
+      refreshBlueskySession(call('busy.bsky.social'), { token: 'x', extra: { appPassword: 'pw' } }),
+    ).rejects.toMatchObject({ kind: 'transient', status: 429 });
+  });
+
+  it('refreshes with the refresh JWT; falls back to the app password only when it has expired', async () => {
+    await control('/__sim/oauth/lifetimes', {
+      platform: 'bluesky',
+      access_seconds: 60,
+      refresh_seconds: 600,
+    });
+    const session = await createBlueskySession(call('fallback.bsky.social'), 'pw-3');
+    const credentials = {
+      token: session.accessToken,
+      refreshToken: session.refreshToken ?? '',
+      extra: session.extra ?? {},
+    };
+    const signIns = () => running.sim.requests.filter((r) => r.path.endsWith('createSession')).length;
+    const before = signIns();
+    const refreshed = await refreshBlueskySession(call('fallback.bsky.social'), credentials);
+    expect(signIns()).toBe(before);
+    expect(refreshed.refreshToken).not.toBe(session.refreshToken);
+    expect(refreshed.extra).toMatchObject({ appPassword: 'pw-3', pds: running.baseUrls.bluesky });
+    expect(refreshed.expiresAt?.getTime()).toBeLessThan(Date.now() + 61_000);
+    // The refresh JWT runs out (the simulator's clock): the app password signs in again.
+    await control('/__sim/oauth/advance', { seconds: 700 });
+    const again = await refreshBlueskySession(call('fallback.bsky.social'), {
+      ...credentials,
+      refreshToken: refreshed.refreshToken ?? '',
+    });
+    expect(signIns()).toBe(before + 1);
+    expect(again.accessToken).toBeTruthy();
+  });
+
+  it('a revoked app password is a definitive refusal (401 AuthenticationRequired), also after the refresh JWT is gone', async () => {
+    const session = await createBlueskySession(call('revoked.bsky.social'), 'pw-4');
+    await control('/__sim/bluesky/revoke-app-password', { identifier: 'revoked.bsky.social' });
+    const direct = await xrpc('com.atproto.server.createSession', null, {
+      identifier: 'revoked.bsky.social',
+      password: 'pw-4',
+    });
+    expect(direct.status).toBe(401);
+    expect(await direct.json()).toEqual({
+      error: 'AuthenticationRequired',
+      message: 'Invalid identifier or password',
+    });
+    await expect(
+      refreshBlueskySession(call('revoked.bsky.social'), {
+        token: session.accessToken,
+        refreshToken: session.refreshToken ?? '',
+        extra: session.extra ?? {},
+      }),
+    ).rejects.toMatchObject({ kind: 'refused', code: 'AuthenticationRequired', status: 401 });
   });
 });

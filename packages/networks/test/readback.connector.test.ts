@@ -9,6 +9,7 @@ import type {
   TRemoteRef,
 } from '../src/connector.js';
 import { createConnectors } from '../src/connector-registry.js';
+import { createBlueskySession } from '../src/oauth/bluesky-session.js';
 
 // Each readable network's `findPublished` against the strict simulator: a post that landed is found with
 // the id the publish answered, a post that did not land is absent, a read the network refuses is
@@ -67,6 +68,11 @@ const SPECS: TSpec[] = [
     readPath: '/messages?',
   },
   {
+    platform: 'mastodon',
+    account: { accountName: 'sps_masto', externalId: null, instanceUrl: null, token: 'masto-token' },
+    readPath: '/statuses?',
+  },
+  {
     platform: 'bluesky',
     account: {
       accountName: 'user.bsky.social',
@@ -83,6 +89,14 @@ let connectors: Partial<Record<TPlatform, TNetworkConnector>>;
 
 beforeAll(async () => {
   running = await startNetworkSim();
+  // Bluesky connectors use the stored session (signed in once at connect), never the app password.
+  const bluesky = SPECS.find((spec) => spec.platform === 'bluesky');
+  const session = await createBlueskySession(
+    { serviceUrl: running.baseUrls.bluesky, identifier: 'user.bsky.social', timeoutMs: 2000 },
+    'app-pw',
+  );
+  if (bluesky)
+    bluesky.account = { ...bluesky.account, externalId: session.did ?? null, token: session.accessToken };
   connectors = createConnectors({
     baseUrls: running.baseUrls,
     timeoutMs: 2000,
@@ -95,7 +109,11 @@ beforeEach(() => running.sim.reset());
 const unique = (label: string) => `${label} ${Math.random().toString(36).slice(2, 8)}`;
 
 describe.each(SPECS)('$platform read-back', (spec) => {
-  const account: TConnectorAccount = { ...spec.account, id: `acc-${spec.platform}`, platform: spec.platform };
+  const accountOf = (): TConnectorAccount => ({
+    ...spec.account,
+    id: `acc-${spec.platform}`,
+    platform: spec.platform,
+  });
   // Bluesky's record key comes from the idempotency key and the post's creation time.
   const postCreatedAt = new Date(Date.now() - 1_000);
   const connector = () => {
@@ -105,7 +123,7 @@ describe.each(SPECS)('$platform read-back', (spec) => {
   };
   const publish = async (text: string, extra: Partial<TPublishInput> = {}) => {
     const outcome = await connector().publish({
-      account,
+      account: accountOf(),
       text,
       media: spec.media ?? null,
       replyTo: null,
@@ -118,7 +136,7 @@ describe.each(SPECS)('$platform read-back', (spec) => {
     return outcome;
   };
   const probe = (text: string, extra: Partial<TPublishedProbe> = {}): TPublishedProbe => ({
-    account,
+    account: accountOf(),
     text,
     replyTo: null,
     root: null,
@@ -138,6 +156,20 @@ describe.each(SPECS)('$platform read-back', (spec) => {
     const found = await connector().findPublished(probe(text, { idempotencyKey: `key-${text}` }));
     expect(found).toMatchObject({ kind: 'found', remoteId: sent.remoteId });
     if (found.kind === 'found') expect(found.url).toBe(sent.url);
+  });
+
+  it('tells apart posts that differ only by their link, and skips a post recorded for another segment', async () => {
+    const words = unique('New article');
+    const a = await publish(`${words}: https://blog.example.com/a`);
+    expect(await connector().findPublished(probe(`${words}: https://blog.example.com/b`))).toEqual({
+      kind: 'absent',
+    });
+    const same = probe(`${words}: https://blog.example.com/a`);
+    expect(await connector().findPublished(same)).toMatchObject({ kind: 'found', remoteId: a.remoteId });
+    // Bluesky reads the segment's own record key: no other segment's post can be there.
+    if (spec.platform === 'bluesky') return;
+    const claimed = async (ids: string[]) => new Set(ids.filter((id) => id === a.remoteId));
+    expect(await connector().findPublished({ ...same, claimed })).toEqual({ kind: 'absent' });
   });
 
   it('answers absent when the post is not there', async () => {
@@ -210,8 +242,15 @@ describe('reads a network refuses for good', () => {
     expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('Missing Access') });
   });
 
-  it('Telegram, TikTok, YouTube and Mastodon offer no read-back (see README)', () => {
-    for (const platform of ['telegram', 'tiktok', 'youtube', 'mastodon'] as const) {
+  it('Mastodon without read:statuses (a connection made before it was asked): 403, so a person checks', async () => {
+    const outcome = await connectors.mastodon?.findPublished?.(
+      probe({ ...base, platform: 'mastodon', accountName: 'm', externalId: '1', token: 'noread-token' }),
+    );
+    expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('read:statuses') });
+  });
+
+  it('Telegram, TikTok and YouTube offer no read-back (see README)', () => {
+    for (const platform of ['telegram', 'tiktok', 'youtube'] as const) {
       expect(connectors[platform]?.findPublished).toBeUndefined();
     }
   });

@@ -132,6 +132,25 @@ describe('X connector', () => {
     expect(running.sim.postsOf('twitter')).toHaveLength(1);
   });
 
+  it('a duplicate text is rejected with why; after an earlier send of the segment it is a cue to read back', async () => {
+    expect((await connector.publish(input('said once'))).ok).toBe(true);
+    const first = await connector.publish(input('said once'));
+    expect(first).toEqual({
+      ok: false,
+      failure: {
+        kind: 'rejected',
+        status: 403,
+        body: expect.stringContaining('duplicate content'),
+        message: expect.stringContaining('refused this post as a duplicate'),
+      },
+    });
+    const resend = await connector.publish(input('said once', { sentBefore: true }));
+    expect(resend).toMatchObject({
+      ok: false,
+      failure: { kind: 'rejected', outcomeUnknown: true, duplicate: true, status: 403 },
+    });
+  });
+
   it('deletes a tweet, and treats an already deleted one as success', async () => {
     const outcome = await connector.publish(input('bye'));
     if (!outcome.ok) throw new Error(outcome.failure.message);

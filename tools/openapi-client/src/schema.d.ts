@@ -226,7 +226,7 @@ export interface paths {
         put?: never;
         /**
          * Start connecting an account through the network's authorization page
-         * @description Send the user to `url`. After consent the network redirects to `/oauth/callback/{platform}`, which stores the tokens, emits `account.connected` and answers 302 to `redirect_uri` with `account_id` (or `error`) added. `instance` is required for mastodon; `page_id` picks a Facebook Page. A network whose OAuth app is not configured answers 422 naming the missing variables; credential networks (bluesky, telegram, discord, slack) answer 400: use POST /v1/accounts.
+         * @description Send the user to `url`. After consent the network redirects to `/oauth/callback/{platform}`, which stores the tokens, emits `account.connected` and answers 302 to `redirect_uri` with `account_id` (or `error`) added. `instance` is required for mastodon; `page_id` picks a Facebook Page; for linkedin `target: organization` connects the organization pages the person administers (each one an account posting as `urn:li:organization:<id>`), `organization_id` only that one (the callback answers `error=no_organization` when the person is not its administrator). A network whose OAuth app is not configured answers 422 naming the missing variables; credential networks (bluesky, telegram, discord, slack) answer 400: use POST /v1/accounts.
          */
         post: operations["connectAccountB"];
         delete?: never;
@@ -549,6 +549,9 @@ export interface components {
             redirect_uri?: string;
             instance?: string;
             page_id?: string;
+            /** @enum {string} */
+            target?: "member" | "organization";
+            organization_id?: string;
         };
         ConnectCredentialsB: {
             /** @enum {string} */

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { parseConnectStartB, ZConnectStartB } from '@sps/core';
+import { connectSelectionOf, parseConnectStartB, ZConnectStartB } from '@sps/core';
 import { z } from 'zod';
 import type { TAuth } from '../http/auth.js';
 import type { TConnectService } from '../services/connect-service.js';
@@ -17,7 +17,7 @@ export function registerConnectTools(
     {
       title: 'Connect a social account',
       description:
-        "Starts connecting an account: returns the network's authorization page `url` for the person to open (valid until expires_at). After they consent, the account appears in list_accounts. `instance` (the server URL) is required for mastodon; bluesky, telegram, discord and slack are connected with credentials through POST /v1/accounts instead.",
+        "Starts connecting an account: returns the network's authorization page `url` for the person to open (valid until expires_at). After they consent, the account appears in list_accounts. `instance` (the server URL) is required for mastodon; `page_id` picks a Facebook Page; linkedin takes `target: organization` (optionally `organization_id`) to connect organization pages the person administers instead of the member; bluesky, telegram, discord and slack are connected with credentials through POST /v1/accounts instead.",
       inputSchema: ZConnectStartB.shape,
     },
     (args) =>
@@ -27,7 +27,7 @@ export function registerConnectTools(
           platform: input.platform,
           redirectUri: input.redirect_uri,
           instance: input.instance,
-          pageId: input.page_id,
+          selection: connectSelectionOf(input),
         });
         return { url: started.url, state: started.state, expires_at: started.expiresAt.toISOString() };
       }),

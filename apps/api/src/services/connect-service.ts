@@ -17,10 +17,12 @@ import type { TMastodonAppRepository, TOAuthStateRepository, TSocialAccountRepos
 import {
   CREDENTIAL_CHECKS,
   CredentialRefusedError,
+  MASTODON_SCOPES,
   newAuthorizationSecrets,
   OAUTH_ENDPOINTS,
   OAuthError,
   oauthProviderOf,
+  refreshDueAtOf,
   registerMastodonApp,
   type TConnectedIdentity,
   type TOAuthCall,
@@ -49,7 +51,7 @@ export type TConnectOption =
       platform: TPlatform;
       method: 'authorization_page';
       /** What the person gives besides consent: the Mastodon server, or (optionally) the Facebook Page. */
-      needs: 'instance' | 'page_id' | null;
+      needs: 'instance' | 'page_id' | 'organization' | null;
       /** Variables the operator has not set; the connect answers 4xx naming them. */
       missing: string[];
       error?: string;
@@ -113,7 +115,9 @@ export function createConnectService(deps: {
   async function mastodonCall(instanceUrl: string): Promise<TOAuthCall> {
     const redirectUri = redirectUriOf('mastodon');
     let app = await deps.mastodonApps.find(instanceUrl, redirectUri);
-    if (!app) {
+    // An app registered before the service asked for more scopes (read:statuses) cannot grant them.
+    const scopes = MASTODON_SCOPES.join(' ');
+    if (!app || app.scopes !== scopes) {
       const registered = await registerMastodonApp(instanceUrl, redirectUri, {
         clientName: 'Social Post Service',
         website: config.publicUrl,
@@ -125,7 +129,7 @@ export function createConnectService(deps: {
         clientId: registered.clientId,
         clientSecretEncrypted: secretBox.seal(registered.clientSecret, config.encryptionKey),
         redirectUri,
-        scopes: 'read:accounts write:statuses write:media',
+        scopes,
       });
     }
     return {
@@ -186,7 +190,7 @@ export function createConnectService(deps: {
     record: TSocialAccountRecord,
     credentials: TSocialCredentials,
   ) {
-    const due = oauthProviderOf(platform)?.refreshDueAt(record.tokenExpiresAt, new Date(), credentials);
+    const due = refreshDueAtOf(platform, record.tokenExpiresAt, new Date(), credentials);
     if (!due) return;
     // Best effort: the publisher's reconciler enqueues it from PostgreSQL if Redis is unreachable now.
     await enqueueTokenRefresh(deps.queues, record.id, due).catch((err: Error) =>
@@ -245,7 +249,14 @@ export function createConnectService(deps: {
         return {
           platform,
           method: 'authorization_page',
-          needs: platform === 'mastodon' ? 'instance' : platform === 'facebook' ? 'page_id' : null,
+          needs:
+            platform === 'mastodon'
+              ? 'instance'
+              : platform === 'facebook'
+                ? 'page_id'
+                : platform === 'linkedin'
+                  ? 'organization'
+                  : null,
           missing,
           ...(missing.length > 0
             ? {
@@ -263,7 +274,8 @@ export function createConnectService(deps: {
         platform: TPlatform;
         redirectUri?: string | undefined;
         instance?: string | undefined;
-        pageId?: string | undefined;
+        /** The person's choice for the provider (`connectSelectionOf`): a Facebook Page, LinkedIn organizations. */
+        selection?: string | null | undefined;
       },
     ): Promise<{ url: string; state: string; expiresAt: Date }> {
       const provider = oauthProviderOf(input.platform);
@@ -319,10 +331,10 @@ export function createConnectService(deps: {
         verifierEncrypted: verifier ? secretBox.seal(verifier, config.encryptionKey) : null,
         redirectUri: input.redirectUri ?? null,
         instanceUrl,
-        selection: input.pageId ?? null,
+        selection: input.selection ?? null,
         expiresAt,
       });
-      return { url: provider.authorizeUrl(call, state, verifier), state, expiresAt };
+      return { url: provider.authorizeUrl(call, state, verifier, input.selection ?? null), state, expiresAt };
     },
 
     /**
@@ -387,8 +399,8 @@ export function createConnectService(deps: {
             'connect failed',
           );
           const code =
-            error.code === 'no_page'
-              ? 'no_page'
+            error.code === 'no_page' || error.code === 'no_organization'
+              ? error.code
               : error.kind === 'transient'
                 ? 'temporarily_unavailable'
                 : 'exchange_failed';

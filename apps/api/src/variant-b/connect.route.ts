@@ -1,4 +1,4 @@
-import { parseConnectCredentialsB, parseConnectStartB, presentAccountB } from '@sps/core';
+import { connectSelectionOf, parseConnectCredentialsB, parseConnectStartB, presentAccountB } from '@sps/core';
 import { Router } from 'express';
 import { authOf } from '../http/auth.js';
 import type { TConnectService } from '../services/connect-service.js';
@@ -13,7 +13,7 @@ export function connectRouterB(connect: TConnectService): Router {
       platform: input.platform,
       redirectUri: input.redirect_uri,
       instance: input.instance,
-      pageId: input.page_id,
+      selection: connectSelectionOf(input),
     });
     res.json({ url: started.url, state: started.state, expires_at: started.expiresAt.toISOString() });
   });

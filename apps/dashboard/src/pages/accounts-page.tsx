@@ -21,6 +21,8 @@ function callbackError(platform: string, code: string): string {
       return `${name} did not answer in time. Try again in a moment.`;
     case 'no_page':
       return 'The Facebook Page you named is not among the Pages you granted. Connect again and grant it.';
+    case 'no_organization':
+      return 'You are not an administrator of that LinkedIn organization page (or of any, when none was named). Ask an administrator of the page to add you, then connect again.';
     case 'not_configured':
       return `Connecting ${name} is not configured on this server.`;
     default:

@@ -40,10 +40,14 @@ function returnUrl(platform: string): string {
  * Starts an OAuth connect through the API (the connect service makes the state and PKCE verifier) and
  * leaves for the network's page; errors (a missing instance, an unconfigured network) are thrown back.
  */
-export async function startConnect(
-  platform: string,
-  extra: { instance?: string; page_id?: string } = {},
-): Promise<void> {
+type TConnectExtra = {
+  instance?: string;
+  page_id?: string;
+  target?: 'member' | 'organization';
+  organization_id?: string;
+};
+
+export async function startConnect(platform: string, extra: TConnectExtra = {}): Promise<void> {
   const started = await api<{ url: string }>('POST', '/v1/accounts/connect', {
     platform,
     redirect_uri: returnUrl(platform),
@@ -53,8 +57,10 @@ export async function startConnect(
 }
 
 /** Reconnect starts the same flow again: the API revives the same account for the same network user. */
-export function reconnectExtra(account: TSocialAccountView): { instance?: string; page_id?: string } {
+export function reconnectExtra(account: TSocialAccountView): TConnectExtra {
   if (account.platform === 'mastodon' && account.instance_url) return { instance: account.instance_url };
+  const organization = /^urn:li:organization:(\d+)$/.exec(account.external_id ?? '')?.[1];
+  if (account.platform === 'linkedin' && organization) return { organization_id: organization };
   if (account.platform === 'facebook' && account.external_id && /^\d+$/.test(account.external_id))
     return { page_id: account.external_id };
   return {};
@@ -62,6 +68,7 @@ export function reconnectExtra(account: TSocialAccountView): { instance?: string
 
 function OAuthNetwork({ option }: { option: Extract<TConnectOption, { method: 'authorization_page' }> }) {
   const [value, setValue] = useState('');
+  const [target, setTarget] = useState<'member' | 'organization'>('member');
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const name = networkName(option.platform);
@@ -84,19 +91,21 @@ function OAuthNetwork({ option }: { option: Extract<TConnectOption, { method: 'a
     setError(null);
     setBusy(true);
     try {
-      const extra =
+      const extra: TConnectExtra =
         option.needs === 'instance' && value.trim()
           ? { instance: value.trim() }
           : option.needs === 'page_id' && value.trim()
             ? { page_id: value.trim() }
-            : {};
+            : option.needs === 'organization' && target === 'organization'
+              ? { target, ...(value.trim() ? { organization_id: value.trim() } : {}) }
+              : {};
       await startConnect(option.platform, extra);
     } catch (e) {
       setError(asApiError(e));
       setBusy(false);
     }
   };
-  const field = option.needs ?? 'platform';
+  const field = option.needs === 'organization' ? 'organization_id' : (option.needs ?? 'platform');
   const fieldMessage = error?.forField(field);
   return (
     <li className="network">
@@ -124,6 +133,33 @@ function OAuthNetwork({ option }: { option: Extract<TConnectOption, { method: 'a
               onChange={(e) => setValue(e.target.value)}
               aria-describedby={fieldMessage ? `${inputId}-error` : undefined}
             />
+          </>
+        )}
+        {option.needs === 'organization' && (
+          <>
+            <label htmlFor={`${inputId}-target`}>Post as</label>
+            <select
+              id={`${inputId}-target`}
+              value={target}
+              onChange={(e) => setTarget(e.target.value === 'organization' ? 'organization' : 'member')}
+            >
+              <option value="member">yourself (your LinkedIn member profile)</option>
+              <option value="organization">organization pages you administer</option>
+            </select>
+            {target === 'organization' && (
+              <>
+                <label htmlFor={inputId}>
+                  Organization id (optional: empty connects every page you administer)
+                </label>
+                <input
+                  id={inputId}
+                  inputMode="numeric"
+                  value={value}
+                  onChange={(e) => setValue(e.target.value)}
+                  aria-describedby={fieldMessage ? `${inputId}-error` : undefined}
+                />
+              </>
+            )}
           </>
         )}
         <FieldError id={`${inputId}-error`} message={fieldMessage ?? error?.readable} />

@@ -196,6 +196,7 @@ export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServ
       code.family = family;
       const issued = store.issue(cfg.platform, code.user, family, {
         refresh: cfg.refresh !== 'none',
+        scopes: code.scopes,
         ...(cfg.codeGrantAccessSeconds !== undefined ? { accessSeconds: cfg.codeGrantAccessSeconds } : {}),
       });
       return res.json({
@@ -222,6 +223,7 @@ export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServ
       if (cfg.refresh === 'rotating') found.spent = true;
       const issued = store.issue(cfg.platform, found.user, found.family, {
         refresh: cfg.refresh === 'rotating',
+        scopes: found.scopes,
       });
       return res.json({
         access_token: issued.accessToken,

@@ -150,6 +150,7 @@ export function registerIdentitySims(routerOf: (platform: TPlatform) => Router, 
             revoked: false,
             spent: false,
             issuedAt: store.now(),
+            scopes: store.tokens.get(bearerOf(req) ?? '')?.scopes ?? '',
           });
           return {
             id: `${numericIdOf(user, 14)}${n}`,

@@ -39,6 +39,7 @@ export function registerMetaExchanges(routerOf: (platform: TPlatform) => Router,
       const issued = store.issue(platform, found.user, found.family, {
         refresh: false,
         accessSeconds: store.lifetimesOf(platform).accessSeconds,
+        scopes: found.scopes,
       });
       res.json({
         access_token: issued.accessToken,
@@ -64,7 +65,10 @@ export function registerMetaExchanges(routerOf: (platform: TPlatform) => Router,
         return graphError(res, 400, 10, 'The access token must be at least 24 hours old to be refreshed.');
       // The refreshed token replaces the old one.
       found.revoked = true;
-      const issued = store.issue(platform, found.user, found.family, { refresh: false });
+      const issued = store.issue(platform, found.user, found.family, {
+        refresh: false,
+        scopes: found.scopes,
+      });
       res.json({
         access_token: issued.accessToken,
         token_type: 'bearer',

@@ -1,6 +1,8 @@
 import type { TPlatform } from '@sps/core';
 import express, { type Express, type Response, type Router } from 'express';
+import { blueskyAuthOf, registerBlueskyAuthControls } from '../bluesky-auth.sim.js';
 import { graphError } from '../graph-sim.js';
+import { registerLinkedInOrganizationControls } from '../linkedin-orgs.sim.js';
 import type { SimState } from '../sim-state.js';
 import { registerAuthServer, type TAuthServerConfig } from './auth-server.js';
 import { registerIdentitySims } from './identity.sim.js';
@@ -196,6 +198,8 @@ export function registerOAuthSims(app: Express, sim: SimState): void {
   for (const cfg of SERVERS) registerAuthServer(routerOf(cfg.platform), sim, cfg);
   registerIdentitySims(routerOf, sim);
   for (const [platform, router] of routers) app.use(`/${platform}`, router);
+  registerBlueskyAuthControls(app, sim);
+  registerLinkedInOrganizationControls(app, sim);
 
   app.post('/__sim/oauth/lifetimes', (req, res) => {
     const body = req.body as {
@@ -231,6 +235,7 @@ export function registerOAuthSims(app: Express, sim: SimState): void {
   app.post('/__sim/oauth/revoke', (req, res) => {
     const platform = (req.body as { platform?: string }).platform;
     for (const token of store.tokens.values()) if (token.platform === platform) token.revoked = true;
+    if (platform === 'bluesky') blueskyAuthOf(sim).refreshTokens.clear();
     res.status(204).end();
   });
   app.get('/__sim/oauth/tokens', (req, res) => {
@@ -242,6 +247,7 @@ export function registerOAuthSims(app: Express, sim: SimState): void {
   });
   app.post('/__sim/oauth/reset', (_req, res) => {
     store.reset();
+    blueskyAuthOf(sim).reset();
     res.status(204).end();
   });
 }

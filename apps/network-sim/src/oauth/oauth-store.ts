@@ -35,6 +35,8 @@ export interface TSimToken {
   /** Access tokens: when issued (Meta refuses refreshing younger than a day). */
   issuedAt: number;
   kind: 'access' | 'refresh';
+  /** What the person granted (the code's scopes; a refresh keeps them). */
+  scopes: string;
 }
 
 export interface TLifetimes {
@@ -52,6 +54,8 @@ export const DEFAULT_LIFETIMES: Partial<Record<TPlatform, TLifetimes>> = {
   instagram: { accessSeconds: 5_184_000, refreshSeconds: null },
   facebook: { accessSeconds: 5_184_000, refreshSeconds: null },
   mastodon: { accessSeconds: null, refreshSeconds: null },
+  // Session JWTs of an app-password sign-in (the reference PDS: 120 minutes and 90 days).
+  bluesky: { accessSeconds: 7200, refreshSeconds: 7_776_000 },
 };
 
 /** The client every simulated network knows (README: OAUTH_<NAME>_CLIENT_ID / _SECRET for the simulator). */
@@ -97,7 +101,7 @@ export class OAuthSimStore {
     platform: TPlatform,
     user: string,
     family: string,
-    options: { refresh: boolean; accessSeconds?: number | null },
+    options: { refresh: boolean; accessSeconds?: number | null; scopes?: string },
   ): {
     accessToken: string;
     refreshToken: string | null;
@@ -117,6 +121,7 @@ export class OAuthSimStore {
       revoked: false,
       spent: false,
       issuedAt: now,
+      scopes: options.scopes ?? '',
     });
     let refreshToken: string | null = null;
     if (options.refresh) {
@@ -130,6 +135,7 @@ export class OAuthSimStore {
         revoked: false,
         spent: false,
         issuedAt: now,
+        scopes: options.scopes ?? '',
       });
     }
     return { accessToken, refreshToken, expiresIn: accessSeconds, refreshExpiresIn: life.refreshSeconds };
@@ -190,7 +196,8 @@ export function bearerOf(req: Request): string | null {
  */
 export function refusesToken(sim: SimState, platform: TPlatform, req: Request): boolean {
   const token = bearerOf(req);
-  if (!token) return false;
+  // Bluesky's PDS checks its own session JWTs (bluesky-auth.sim.ts), with its own errors.
+  if (!token || platform === 'bluesky') return false;
   const store = stores.get(sim);
   if (!store) return token.startsWith(`sim-${platform}-at-`);
   const status = store.statusOf(token, platform, 'access');
@@ -217,4 +224,15 @@ export function numericIdOf(user: string, digits = 18): string {
 
 export function hashIdOf(user: string, length = 24): string {
   return createHash('sha256').update(user).digest('hex').slice(0, length);
+}
+
+/**
+ * The scopes behind a request's bearer token: what the person granted for a token the simulator issued,
+ * null for a token from outside (the admin CLI's `--token`), which is let through as before.
+ */
+export function grantedScopesOf(sim: SimState, platform: TPlatform, req: Request): Set<string> | null {
+  const token = bearerOf(req);
+  const found = token ? oauthStoreOf(sim).tokens.get(token) : undefined;
+  if (!found || found.platform !== platform) return null;
+  return new Set(found.scopes.split(/[ ,]+/).filter(Boolean));
 }

@@ -1,6 +1,7 @@
 import type { TPlatform } from '@sps/core';
 import got, { HTTPError } from 'got';
 import { assertDeliverableUrl, guardedLookup } from '../address-guard.js';
+import { createBlueskySession } from './bluesky-session.js';
 import type { TConnectedIdentity } from './oauth-types.js';
 import { OAuthError } from './oauth-types.js';
 
@@ -73,9 +74,10 @@ function trimBase(url: string | undefined, fallback: string): string {
 }
 
 /**
- * Bluesky: an app password opens a session (access and refresh JWTs) at the account's PDS.
- * https://docs.bsky.app/docs/api/com-atproto-server-create-session
- * The connector signs in with the app password per publish, so it is what is stored as the token.
+ * Bluesky: an app password opens a session (access and refresh JWTs) at the account's service
+ * (https://docs.bsky.app/docs/api/com-atproto-server-create-session). That session is what is stored and
+ * used: the access JWT as the token (its `exp` as the expiry), the refresh JWT to renew it, and the app
+ * password sealed beside them for when the refresh JWT has ended (see bluesky-session.ts).
  */
 async function checkBluesky(
   input: Record<string, string>,
@@ -84,31 +86,42 @@ async function checkBluesky(
   const configured = trimBase(o.baseUrl, 'https://bsky.social');
   const service = trimBase(input.service || configured, configured);
   const userChosenHost = new URL(service).origin !== new URL(configured).origin;
-  const session = await call<{ did?: string; handle?: string; accessJwt?: string; refreshJwt?: string }>(
-    `${service}/xrpc/com.atproto.server.createSession`,
-    {
-      method: 'POST',
-      json: { identifier: input.identifier, password: input.app_password },
-      timeoutMs: o.timeoutMs,
-      userChosenHost,
-    },
-    () =>
-      new CredentialRefusedError(
+  if (userChosenHost) {
+    try {
+      assertDeliverableUrl(new URL(service), false);
+    } catch {
+      throw new CredentialRefusedError('credentials.service', 'must be a public HTTPS address');
+    }
+  }
+  let session: Awaited<ReturnType<typeof createBlueskySession>>;
+  try {
+    session = await createBlueskySession(
+      { serviceUrl: service, identifier: input.identifier ?? '', timeoutMs: o.timeoutMs, userChosenHost },
+      input.app_password ?? '',
+      { service },
+    );
+  } catch (error) {
+    if (error instanceof OAuthError && error.code === 'forbidden_address')
+      throw new CredentialRefusedError('credentials.service', 'must be a public HTTPS address');
+    if (error instanceof OAuthError && error.kind === 'refused')
+      throw new CredentialRefusedError(
         'credentials.app_password',
         'Bluesky refused this identifier and app password',
-      ),
-  );
+      );
+    throw error;
+  }
   if (!session.did || !session.handle)
     throw new CredentialRefusedError('credentials.identifier', 'Bluesky did not return the account');
   return {
     externalId: session.did,
     accountName: session.handle,
     credentials: {
-      token: input.app_password ?? '',
-      ...(session.refreshJwt ? { refreshToken: session.refreshJwt } : {}),
-      extra: { ...(session.accessJwt ? { accessJwt: session.accessJwt } : {}), service },
+      token: session.accessToken,
+      ...(session.refreshToken ? { refreshToken: session.refreshToken } : {}),
+      ...(session.refreshExpiresAt ? { refreshExpiresAt: session.refreshExpiresAt.toISOString() } : {}),
+      ...(session.extra ? { extra: session.extra } : {}),
     },
-    tokenExpiresAt: null,
+    tokenExpiresAt: session.expiresAt,
   };
 }
 

@@ -2,7 +2,8 @@ import { buildAuthorizeUrl, codeGrant, credentialsOf } from './grants.js';
 import { OAuthError, type TOAuthProvider } from './oauth-types.js';
 import { jsonRequest } from './token-http.js';
 
-export const MASTODON_SCOPES = ['read:accounts', 'write:statuses', 'write:media'] as const;
+/** read:statuses lets the publisher read a status back when its answer was lost (mastodon.connector.ts). */
+export const MASTODON_SCOPES = ['read:accounts', 'read:statuses', 'write:statuses', 'write:media'] as const;
 
 /**
  * Registers the service's app on a Mastodon instance (each server is its own authorization server).

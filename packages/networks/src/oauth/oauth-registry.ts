@@ -1,4 +1,5 @@
-import type { TPlatform } from '@sps/core';
+import type { TPlatform, TSocialCredentials } from '@sps/core';
+import { blueskyRefreshDueAt } from './bluesky-session.js';
 import { mastodonOAuth } from './mastodon-oauth.js';
 import { facebookOAuth, instagramOAuth, threadsOAuth } from './meta-providers.js';
 import type { TOAuthApp, TOAuthProvider } from './oauth-types.js';
@@ -71,4 +72,18 @@ export function resolveOAuthApp(
     authorizeUrl: env.authorizeUrl ?? endpoints.authorizeUrl,
     tokenUrl: env.tokenUrl ?? endpoints.tokenUrl,
   };
+}
+
+/**
+ * When an account's token is next due for a refresh, whatever keeps it alive: its OAuth provider, or
+ * Bluesky's session (refreshed ahead of the access JWT's `exp`). Null: never.
+ */
+export function refreshDueAtOf(
+  platform: TPlatform,
+  expiresAt: Date | null,
+  issuedAt: Date | null,
+  credentials: TSocialCredentials,
+): Date | null {
+  if (platform === 'bluesky') return blueskyRefreshDueAt(expiresAt, issuedAt, credentials);
+  return OAUTH_PROVIDERS[platform]?.refreshDueAt(expiresAt, issuedAt, credentials) ?? null;
 }

@@ -30,6 +30,8 @@ export interface TTokenSet {
   refreshToken?: string | undefined;
   expiresAt: Date | null;
   refreshExpiresAt?: Date | null | undefined;
+  /** Replaces the stored `extra` (Bluesky: the app password kept, the PDS from the session's DID document). */
+  extra?: Record<string, string> | undefined;
 }
 
 /** One network identity a completed flow connects (Facebook may give several pages). */
@@ -68,9 +70,17 @@ export interface TOAuthProvider {
   readonly pkce: boolean;
   /** Single-use refresh tokens: a refresh must be serialized, and a replay revokes the token family (X). */
   readonly rotatingRefresh: boolean;
-  /** The authorization page URL the user is sent to. */
-  authorizeUrl(call: TOAuthCall, state: string, codeVerifier: string | null): string;
-  /** Code → tokens → the network user(s); `selection` is a choice made at connect time (Facebook page id). */
+  /** The authorization page URL the user is sent to; `selection` as in `complete` (LinkedIn asks more scopes for organizations). */
+  authorizeUrl(
+    call: TOAuthCall,
+    state: string,
+    codeVerifier: string | null,
+    selection?: string | null,
+  ): string;
+  /**
+   * Code → tokens → the network user(s); `selection` is a choice made at connect time (a Facebook Page id;
+   * LinkedIn `organization` or `organization:<id>`).
+   */
   complete(
     call: TOAuthCall,
     code: string,

@@ -95,6 +95,77 @@ export const youtubeOAuth: TOAuthProvider = {
   refreshDueAt: beforeExpiry(SHORT_MARGIN_MS),
 };
 
+/** What organization connects ask for besides the member's scopes (Community Management API products). */
+const LINKEDIN_ORGANIZATION_SCOPES = [
+  'w_organization_social',
+  'r_organization_social',
+  'r_organization_admin',
+];
+/** At most this many administered organizations become accounts in one connect. */
+const MAX_ORGANIZATIONS = 20;
+
+function linkedinHeaders(call: TOAuthCall): Record<string, string> {
+  return {
+    'linkedin-version': call.apiVersion ?? '202607',
+    'x-restli-protocol-version': '2.0.0',
+  };
+}
+
+/**
+ * The organizations the member administers, and their names. Organization Access Control by Role,
+ * `GET /rest/organizationAcls?q=roleAssignee&role=ADMINISTRATOR&state=APPROVED` (needs r_organization_admin
+ * or rw_organization_admin), https://learn.microsoft.com/en-us/linkedin/marketing/community-management/organizations/organization-access-control-by-role
+ * then each name from the Organization Lookup API (`GET /rest/organizations/{id}`, `localizedName`),
+ * https://learn.microsoft.com/en-us/linkedin/marketing/community-management/organizations/organization-lookup-api
+ */
+async function administeredOrganizations(
+  call: TOAuthCall,
+  accessToken: string,
+  wanted: string | null,
+): Promise<{ id: string; name: string }[]> {
+  const base = api(call, 'https://api.linkedin.com');
+  const acls = await jsonRequest<{ elements?: { organization?: string; role?: string; state?: string }[] }>({
+    method: 'GET',
+    url: `${base}/rest/organizationAcls`,
+    searchParams: { q: 'roleAssignee', role: 'ADMINISTRATOR', state: 'APPROVED', count: '100' },
+    headers: linkedinHeaders(call),
+    bearer: accessToken,
+    timeoutMs: call.timeoutMs,
+    signal: call.signal,
+  });
+  const ids = [
+    ...new Set(
+      (acls.elements ?? [])
+        .filter((e) => e.role === 'ADMINISTRATOR' && e.state === 'APPROVED')
+        .map((e) => /^urn:li:organization:(\d{1,20})$/.exec(e.organization ?? '')?.[1])
+        .filter((id): id is string => id !== undefined),
+    ),
+  ];
+  const chosen = wanted ? ids.filter((id) => id === wanted) : ids.slice(0, MAX_ORGANIZATIONS);
+  if (chosen.length === 0) {
+    throw new OAuthError(
+      'invalid',
+      wanted
+        ? `The LinkedIn member is not an administrator of organization ${wanted}`
+        : 'The LinkedIn member administers no organization page',
+      'no_organization',
+    );
+  }
+  const named: { id: string; name: string }[] = [];
+  for (const id of chosen) {
+    const org = await jsonRequest<{ localizedName?: string; vanityName?: string }>({
+      method: 'GET',
+      url: `${base}/rest/organizations/${id}`,
+      headers: linkedinHeaders(call),
+      bearer: accessToken,
+      timeoutMs: call.timeoutMs,
+      signal: call.signal,
+    });
+    named.push({ id, name: org.localizedName ?? org.vanityName ?? `organization ${id}` });
+  }
+  return named;
+}
+
 /**
  * LinkedIn: 3-legged authorization code, client credentials in the form body, access tokens for 60 days;
  * refresh tokens only for apps LinkedIn enabled for programmatic refresh (used when sent).
@@ -102,15 +173,37 @@ export const youtubeOAuth: TOAuthProvider = {
  * https://learn.microsoft.com/en-us/linkedin/shared/authentication/programmatic-refresh-tokens
  * The member: OpenID Connect userinfo (`sub`), posting as `urn:li:person:{sub}`.
  * https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2
+ * Organization pages (selection `organization[:<id>]`): the organization scopes are asked for too, and
+ * each administered organization becomes an account posting as `urn:li:organization:{id}`
+ * (w_organization_social; r_organization_social lets a lost answer be read back).
+ * https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api
  */
 export const linkedinOAuth: TOAuthProvider = {
   platform: 'linkedin',
   scopes: ['openid', 'profile', 'w_member_social'],
   pkce: false,
   rotatingRefresh: false,
-  authorizeUrl: (call, state) => buildAuthorizeUrl(call, state, null, linkedinOAuth.scopes),
-  async complete(call, code) {
+  authorizeUrl: (call, state, _verifier, selection) =>
+    buildAuthorizeUrl(
+      call,
+      state,
+      null,
+      selection?.startsWith('organization')
+        ? [...linkedinOAuth.scopes, ...LINKEDIN_ORGANIZATION_SCOPES]
+        : linkedinOAuth.scopes,
+    ),
+  async complete(call, code, _verifier, selection) {
     const { tokens } = await codeGrant(call, 'post', code, null);
+    if (selection?.startsWith('organization')) {
+      const wanted = selection.startsWith('organization:') ? selection.slice('organization:'.length) : null;
+      const organizations = await administeredOrganizations(call, tokens.accessToken, wanted);
+      return organizations.map((org) => ({
+        externalId: `urn:li:organization:${org.id}`,
+        accountName: org.name,
+        credentials: credentialsOf(tokens),
+        tokenExpiresAt: tokens.expiresAt,
+      }));
+    }
     const me = await jsonRequest<{ sub?: string; name?: string }>({
       method: 'GET',
       url: `${api(call, 'https://api.linkedin.com')}/v2/userinfo`,

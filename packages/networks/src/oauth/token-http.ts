@@ -82,6 +82,8 @@ export interface TJsonRequest {
   form?: Record<string, string>;
   searchParams?: Record<string, string>;
   bearer?: string;
+  /** Extra request headers (LinkedIn's version and Rest.li protocol headers). */
+  headers?: Record<string, string>;
   basic?: { username: string; password: string };
   invalidRequestIsRefusal?: boolean;
   /**
@@ -120,6 +122,7 @@ export async function jsonRequest<T = Record<string, unknown>>(req: TJsonRequest
   const headers: Record<string, string> = {
     accept: 'application/json',
     'user-agent': 'social-post-service/0.1',
+    ...req.headers,
   };
   if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
   if (req.basic)
