@@ -43,7 +43,7 @@ const TOO_LARGE = 'answer over the size bound';
  * arrive), got's documented way to bound a download through a handler:
  * https://github.com/sindresorhus/got/blob/main/documentation/examples/advanced-creation.js
  */
-function answerBound(maxBytes: number): HandlerFunction {
+export function answerBound(maxBytes: number): HandlerFunction {
   return (options, next) => {
     const pending = next(options);
     // A promise (CancelableRequest) or a stream (Request): both emit downloadProgress.

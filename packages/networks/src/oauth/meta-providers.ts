@@ -1,3 +1,4 @@
+import { answerField } from './answers.js';
 import { buildAuthorizeUrl, codeGrant, credentialsOf, fromTokenBody } from './grants.js';
 import { OAuthError, type TOAuthCall, type TOAuthProvider, type TTokenSet } from './oauth-types.js';
 import { jsonRequest } from './token-http.js';
@@ -6,12 +7,6 @@ const DAY_MS = 86_400_000;
 
 function base(call: TOAuthCall, fallback: string): string {
   return (call.apiBaseUrl ?? fallback).replace(/\/+$/, '');
-}
-
-function str(value: unknown, what: string): string {
-  if (typeof value === 'string' && value) return value;
-  if (typeof value === 'number') return String(value);
-  throw new OAuthError('invalid', `The network's answer has no ${what}`);
 }
 
 /**
@@ -64,8 +59,8 @@ export const threadsOAuth: TOAuthProvider = {
     });
     return [
       {
-        externalId: str(me.id, 'user id'),
-        accountName: str(me.username, 'username'),
+        externalId: answerField(me.id, 'user id'),
+        accountName: answerField(me.username, 'username'),
         credentials: credentialsOf(long),
         tokenExpiresAt: long.expiresAt,
       },
@@ -128,8 +123,8 @@ export const instagramOAuth: TOAuthProvider = {
     });
     return [
       {
-        externalId: str(me.user_id ?? me.id ?? first.user_id, 'user id'),
-        accountName: str(me.username, 'username'),
+        externalId: answerField(me.user_id ?? me.id ?? first.user_id, 'user id'),
+        accountName: answerField(me.username, 'username'),
         credentials: credentialsOf(long),
         tokenExpiresAt: long.expiresAt,
       },
@@ -211,9 +206,9 @@ export const facebookOAuth: TOAuthProvider = {
         'no_page',
       );
     return chosen.map((page) => ({
-      externalId: str(page.id, 'page id'),
-      accountName: str(page.name, 'page name'),
-      credentials: { token: str(page.access_token, 'page token') },
+      externalId: answerField(page.id, 'page id'),
+      accountName: answerField(page.name, 'page name'),
+      credentials: { token: answerField(page.access_token, 'page token') },
       tokenExpiresAt: null,
     }));
   },
