@@ -6,7 +6,9 @@ import { jsonRequest } from './token-http.js';
 /**
  * How a network takes the code and refresh grants:
  * - `basic`: RFC 6749 with HTTP Basic client authentication (X, Google, Mastodon; the id and secret
- *   form-encoded first, RFC 6749 section 2.3.1);
+ *   form-encoded first, https://datatracker.ietf.org/doc/html/rfc6749#section-2.3.1; X's page shows them
+ *   joined as they are, https://docs.x.com/fundamentals/authentication/oauth-2-0/user-access-token, which is
+ *   the same bytes for its ids and secrets of letters, digits, `-` and `_`);
  * - `post`: client_id and client_secret in the form body (LinkedIn, Meta);
  * - `tiktok`: `client_key` instead of `client_id` (https://developers.tiktok.com/doc/oauth-user-access-token-management).
  * Every style is one bounded got request (`jsonRequest`): arctic's token calls use fetch, which follows
