@@ -28,7 +28,7 @@ import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
 import { mcpRouter } from './mcp/mcp.route.js';
 import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
-import { adminAuth } from './ops/admin-auth.js';
+import { adminAuth, localOnly } from './ops/admin-auth.js';
 import { bullBoardRouter } from './ops/bull-board.js';
 import { createApiMetrics, type TApiMetrics } from './ops/metrics.js';
 import { createAccountService } from './services/account-service.js';
@@ -62,6 +62,14 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const accountsRepo = createAccountRepository(db);
   const settings = createSettingsRepository(db);
   const metrics = createApiMetrics(queues);
+  // Failed authentications per client address: wrong API keys, and OAuth callbacks with unknown states.
+  const authFailures = new WindowLimiter(
+    redis,
+    `${env.QUEUE_PREFIX}:rl:auth-failures`,
+    env.AUTH_FAILURES_PER_MINUTE,
+    Math.max(1, Math.round(60 * env.RATE_LIMIT_WINDOW_SCALE)),
+    logger,
+  );
   const verifier = new ApiKeyVerifier(
     accountsRepo,
     {
@@ -69,13 +77,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       // A quarter of the pool at most for keys nobody has verified lately: a flood of made-up keys waits
       // for its turn there, while requests with known keys keep the rest.
       lookupConcurrency: Math.floor(env.DB_POOL_MAX / 4),
-      failures: new WindowLimiter(
-        redis,
-        `${env.QUEUE_PREFIX}:rl:auth-failures`,
-        env.AUTH_FAILURES_PER_MINUTE,
-        Math.max(1, Math.round(60 * env.RATE_LIMIT_WINDOW_SCALE)),
-        logger,
-      ),
+      failures: authFailures,
       onLookup: (outcome) => metrics.keyLookups.inc({ outcome }),
       onRefused: (reason) => metrics.authRefusals.inc({ reason }),
     },
@@ -147,12 +149,13 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   );
 
   app.use(metrics.middleware);
-  // Operator routes need ADMIN_TOKEN and are off without it: /metrics names routes, queue depths and
-  // refusal counts, nothing a tenant should read (the workers serve theirs on METRICS_HOST only).
+  // Operator routes: /metrics names routes, queue depths and refusal counts, nothing a tenant should read.
+  // With ADMIN_TOKEN it needs the token; without it only a scraper on this machine reaching the socket
+  // directly gets it (the workers serve theirs on METRICS_HOST only). Bull Board is off without the token.
+  app.get('/metrics', env.ADMIN_TOKEN ? adminAuth(env.ADMIN_TOKEN) : localOnly(), async (_req, res) => {
+    res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
   if (env.ADMIN_TOKEN) {
-    app.get('/metrics', adminAuth(env.ADMIN_TOKEN), async (_req, res) => {
-      res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
-    });
     app.use('/admin/queues', adminAuth(env.ADMIN_TOKEN), bullBoardRouter(queues, '/admin/queues'));
   }
 
@@ -177,7 +180,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const depsA = { verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits };
   const depsB = { ...depsA, settings, webhooks, connect };
   // Where the networks send the user back after consent: no API key, the single-use state binds it.
-  app.use(oauthCallbackRouter(connect, logger));
+  app.use(oauthCallbackRouter(connect, logger, authFailures));
   app.use('/api', variantARouter(depsA));
   app.use(
     '/mcp',

@@ -6,6 +6,8 @@ import { bearer, startTestApi, type TTestApi } from './harness.js';
 // Unbounded lists and errors (issue #15): an account with many posts, and bodies of a megabyte of wrong
 // types. No answer may hold more than its cap.
 
+const TOTAL = 1250;
+
 const mcpCall = (api: TTestApi, key: string, name: string, args: Record<string, unknown>) =>
   request(api.app)
     .post('/mcp')
@@ -18,13 +20,34 @@ describe('lists and validation answers are bounded', () => {
   let key = '';
   let accountId = '';
 
+  /** `take` of every post list query the API ran (Variant A reads its "all posts" in pages). */
+  const takes: unknown[] = [];
+
   beforeAll(async () => {
-    api = await startTestApi();
+    api = await startTestApi({
+      wrapApiDb: (db) =>
+        new Proxy(db, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver);
+            if (prop !== 'post') return value;
+            return new Proxy(value, {
+              get(model, name, r) {
+                const method = Reflect.get(model, name, r);
+                if (name !== 'findMany') return method;
+                return (args: { take?: unknown }) => {
+                  takes.push(args?.take);
+                  return method.call(model, args);
+                };
+              },
+            });
+          },
+        }),
+    });
     ({ apiKey: key, accountId } = await api.account('pro'));
-    const base = Date.now() - 1_000_000;
-    // 150 posts, 120 of them in the interval queue, written straight to the table.
+    const base = Date.now() - 10_000_000;
+    // 1,250 posts, 120 of them in the interval queue, written straight to the table.
     await api.db.post.createMany({
-      data: Array.from({ length: 150 }, (_, i) => ({
+      data: Array.from({ length: TOTAL }, (_, i) => ({
         accountId,
         content: `post ${i}`,
         platforms: ['twitter' as const],
@@ -36,24 +59,43 @@ describe('lists and validation answers are bounded', () => {
   });
   afterAll(() => api.close());
 
-  it(`Variant A GET /api/posts answers at most ${MAX_LIST_A} posts and says how to get the rest`, async () => {
+  it(`Variant A GET /api/posts answers all posts up to ${MAX_LIST_A}, read in pages, and says how to get the rest`, async () => {
+    takes.length = 0;
     const first = await request(api.app).get('/api/posts').set('x-api-key', key);
     expect(first.status).toBe(200);
+    expect(first.headers['content-type']).toMatch(/^application\/json/);
     expect(first.body.posts).toHaveLength(MAX_LIST_A);
-    expect(first.body).toMatchObject({ success: true, total: 150, hasMore: true, nextOffset: MAX_LIST_A });
-    expect(first.body.posts[0].content).toBe('post 149'); // newest first
+    expect(first.body).toMatchObject({ success: true, total: TOTAL, hasMore: true, nextOffset: MAX_LIST_A });
+    // Newest first, each once, in order across the internal pages.
+    const contents = (first.body.posts as { content: string }[]).map((p) => p.content);
+    expect(contents).toEqual(Array.from({ length: MAX_LIST_A }, (_, i) => `post ${TOTAL - 1 - i}`));
+    // The database was read 200 rows at a time, never all at once.
+    expect(takes).toEqual([200, 200, 200, 200, 200]);
     const rest = await request(api.app)
       .get(`/api/posts?offset=${first.body.nextOffset}`)
       .set('x-api-key', key);
-    expect(rest.body.posts).toHaveLength(50);
-    expect(rest.body).toMatchObject({ total: 150, hasMore: false });
+    expect(rest.body.posts).toHaveLength(TOTAL - MAX_LIST_A);
+    expect(rest.body.posts[0].content).toBe(`post ${TOTAL - 1 - MAX_LIST_A}`);
+    expect(rest.body).toMatchObject({ total: TOTAL, hasMore: false });
     expect(rest.body.nextOffset).toBeUndefined();
     const queued = await request(api.app).get('/api/posts?status=queued&limit=30').set('x-api-key', key);
     expect(queued.body.posts).toHaveLength(30);
     expect(queued.body).toMatchObject({ total: 120, hasMore: true, nextOffset: 30 });
-    const bad = await request(api.app).get('/api/posts?limit=101').set('x-api-key', key);
+    const allQueued = await request(api.app).get('/api/posts?status=queued').set('x-api-key', key);
+    expect(allQueued.body.posts).toHaveLength(120);
+    expect(allQueued.body).toMatchObject({ total: 120, hasMore: false });
+    const bad = await request(api.app)
+      .get(`/api/posts?limit=${MAX_LIST_A + 1}`)
+      .set('x-api-key', key);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe(`limit: must be an integer from 1 to ${MAX_LIST_A}`);
+  });
+
+  it('an account with no posts gets an empty list', async () => {
+    const empty = await api.account('pro');
+    const res = await request(api.app).get('/api/posts').set('x-api-key', empty.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, posts: [], total: 0, hasMore: false });
   });
 
   it('MCP list_posts pages the interval queue too', async () => {

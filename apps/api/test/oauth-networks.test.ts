@@ -213,7 +213,7 @@ describe('OAuth connect on each network', () => {
       'old',
     );
     // As the app stood before the read-back needed to list statuses.
-    await api.db.mastodonApp.update({
+    await api.db.mastodonApp.updateMany({
       where: { instanceUrl: instance },
       data: { scopes: 'read:accounts write:statuses write:media', clientId: 'old-client' },
     });
@@ -230,9 +230,10 @@ describe('OAuth connect on each network', () => {
     });
     expect(new URL(again.started.url).searchParams.get('scope')).toContain('read:statuses');
     expect(new URL(again.started.url).searchParams.get('client_id')).not.toBe('old-client');
-    expect(await api.db.mastodonApp.findUnique({ where: { instanceUrl: instance } })).toMatchObject({
-      scopes: 'read:accounts read:statuses write:statuses write:media',
-    });
+    // Replaced in place: one app for this instance and redirect URI.
+    expect(await api.db.mastodonApp.findMany({ where: { instanceUrl: instance } })).toEqual([
+      expect.objectContaining({ scopes: 'read:accounts read:statuses write:statuses write:media' }),
+    ]);
   });
 
   it('mastodon: an instance elsewhere must be a public HTTPS server (no request to a private address)', async () => {

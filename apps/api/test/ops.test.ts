@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
@@ -54,9 +57,52 @@ describe('operator surface', () => {
     expect(page.text).toContain('<html');
   });
 
-  it('turns the board and /metrics off when ADMIN_TOKEN is unset', async () => {
+  it('turns the board off when ADMIN_TOKEN is unset', async () => {
     expect((await request(off.app).get('/admin/queues/api/queues').set(bearer(TOKEN))).status).toBe(404);
-    expect((await request(off.app).get('/metrics').set(bearer(TOKEN))).status).toBe(404);
+  });
+
+  it('without ADMIN_TOKEN answers /metrics to a loopback socket only, and never through a proxy', async () => {
+    // supertest connects from 127.0.0.1: a scraper on the same machine.
+    const local = await request(off.app).get('/metrics');
+    expect(local.status).toBe(200);
+    expect(local.text).toContain('http_request_duration_seconds');
+    // A reverse proxy on the same host connects from loopback too, but says whom it forwards.
+    for (const [name, value] of [
+      ['X-Forwarded-For', '203.0.113.7'],
+      ['Forwarded', 'for=203.0.113.7;proto=https'],
+      ['X-Real-IP', '203.0.113.7'],
+    ] as const) {
+      const proxied = await request(off.app).get('/metrics').set(name, value);
+      expect(proxied.status).toBe(404);
+      expect(proxied.text).not.toContain('http_request_duration_seconds');
+    }
+  });
+
+  it('without ADMIN_TOKEN refuses /metrics to a socket from another address, even with TRUST_PROXY', async () => {
+    const trusting = await startTestApi({ env: { TRUST_PROXY: 'loopback,192.0.2.0/24,10.0.0.0/8' } });
+    const server = trusting.app.listen(0, '0.0.0.0');
+    await once(server, 'listening');
+    try {
+      const port = (server.address() as AddressInfo).port;
+      // This machine's own non-loopback address: the socket's remote address is that address, not 127.0.0.1.
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+      if (external) {
+        const res = await fetch(`http://${external}:${port}/metrics`);
+        expect(res.status).toBe(404);
+        expect(await res.text()).not.toContain('http_request_duration_seconds');
+      }
+      // Whatever the machine has: a header claiming loopback never stands in for the socket.
+      const spoofed = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers: { 'x-forwarded-for': '127.0.0.1' },
+      });
+      expect(spoofed.status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await trusting.close();
+    }
   });
 
   it('guards /metrics with ADMIN_TOKEN: a tenant key or no key gets 401, never the metrics', async () => {

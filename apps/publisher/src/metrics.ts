@@ -1,5 +1,5 @@
-import type { TPlatform } from '@sps/core';
-import { registerQueueGauge } from '@sps/ops';
+import { countTextParsing, type TPlatform, takeLargestParsed, textParserStats } from '@sps/core';
+import { registerQueueGauge, registerTextParserMetrics } from '@sps/ops';
 import type { TQueues } from '@sps/queue';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -77,6 +77,9 @@ export function createPublisherMetrics(queues: TQueues): TPublisherMetricsRegist
     registers: [registry],
   });
   registerQueueGauge(registry, queues, ['publish', 'schedule', 'queue-slot']);
+  // Due posts' texts are measured here too (publish checks): their parser work is shown like the API's.
+  countTextParsing();
+  registerTextParserMetrics(registry, { stats: textParserStats, takeLargest: takeLargestParsed });
   return {
     registry,
     publishOutcome(platform, outcome, kind, resolution = 'none') {

@@ -28,7 +28,10 @@ export interface TTokenRefreshConfig {
   timeoutMs: number;
   /** Redis key prefix of the per-account locks. */
   prefix: string;
-  /** How long a lock is held at most (a refresher that dies frees it then). */
+  /**
+   * How long a lock is held at most (a refresher that dies frees it then). Never less than twice the
+   * refresh's own bound (`timeoutMs`) and ten seconds: the lock must outlive the work it serializes.
+   */
   lockMs?: number;
   /** How long a publish waits for another process's refresh of the same account. */
   lockWaitMs?: number;
@@ -62,7 +65,14 @@ export function createTokenRefresher(deps: {
   config: TTokenRefreshConfig;
 }) {
   const { config } = deps;
-  const lockMs = config.lockMs ?? 30_000;
+  /**
+   * The refresh's own bound: the token requests are aborted (their connections dropped) this long after
+   * the lock was taken, however long the read before them took.
+   */
+  const workMs = config.timeoutMs;
+  // A lock that lapsed while its refresh still ran would let a second refresher spend the same
+  // single-use refresh token (X then revokes the whole family): it outlives the work by a wide margin.
+  const lockMs = Math.max(config.lockMs ?? 30_000, 2 * workMs + 10_000);
   const lockWaitMs = config.lockWaitMs ?? 20_000;
 
   function callOf(platform: TPlatform): TOAuthCall | null {
@@ -82,7 +92,11 @@ export function createTokenRefresher(deps: {
    * Bluesky keeps a session rather than OAuth tokens: refreshSession with the refresh JWT, or a sign-in
    * with the app password once that has ended (packages/networks/src/oauth/bluesky-session.ts).
    */
-  function renewBluesky(stored: TStoredToken, credentials: TSocialCredentials): Promise<TTokenSet> {
+  function renewBluesky(
+    stored: TStoredToken,
+    credentials: TSocialCredentials,
+    signal: AbortSignal,
+  ): Promise<TTokenSet> {
     const configured = (config.baseUrls.bluesky ?? 'https://bsky.social').replace(/\/+$/, '');
     const serviceUrl = (stored.instanceUrl ?? configured).replace(/\/+$/, '');
     return refreshBlueskySession(
@@ -92,25 +106,50 @@ export function createTokenRefresher(deps: {
         identifier: stored.externalId || stored.accountName,
         timeoutMs: config.timeoutMs,
         userChosenHost: new URL(serviceUrl).origin !== new URL(configured).origin,
+        signal,
       },
       credentials,
     );
   }
 
-  /** How this account's token is renewed, or null when it cannot be (no refresh, or no app configured). */
+  /** The operator's OAuth variables a network's refresh needs and this process lacks. */
+  function missingAppVariables(platform: TPlatform): string[] {
+    const env = config.apps[platform] ?? {};
+    const name = platform.toUpperCase();
+    return [
+      env.clientId ? null : `OAUTH_${name}_CLIENT_ID`,
+      env.clientSecret ? null : `OAUTH_${name}_CLIENT_SECRET`,
+    ].filter((v): v is string => v !== null);
+  }
+
+  type TRenew = (c: TSocialCredentials, signal: AbortSignal) => Promise<TTokenSet>;
+
+  /**
+   * How this account's token is renewed: a renewer, `unconfigured` (the network refreshes, but this
+   * process lacks the operator's app: a configuration problem, not the account's), or null when nothing
+   * can renew it (the network has no refresh, or a rotating refresh token is missing).
+   */
   function renewerOf(
     stored: TStoredToken,
     credentials: TSocialCredentials,
-  ): ((c: TSocialCredentials) => Promise<TTokenSet>) | null {
-    if (stored.platform === 'bluesky') return (c) => renewBluesky(stored, c);
+  ): TRenew | { unconfigured: string[] } | null {
+    if (stored.platform === 'bluesky') return (c, signal) => renewBluesky(stored, c, signal);
     const provider = oauthProviderOf(stored.platform);
+    if (!provider?.refresh || (!credentials.refreshToken && provider.rotatingRefresh)) return null;
     const call = callOf(stored.platform);
-    if (!provider?.refresh || !call || (!credentials.refreshToken && provider.rotatingRefresh)) return null;
+    if (!call) return { unconfigured: missingAppVariables(stored.platform) };
     const refresh = provider.refresh.bind(provider);
-    return (c) => refresh(call, c);
+    return (c, signal) => refresh({ ...call, signal }, c);
   }
 
-  async function withLock<T>(socialAccountId: string, work: () => Promise<T>): Promise<T | null> {
+  /**
+   * Runs `work` while holding the account's lock. `work` gets a signal that aborts `workMs` after the lock
+   * was taken, well before the lock (`lockMs`) lapses.
+   */
+  async function withLock<T>(
+    socialAccountId: string,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T | null> {
     const key = `${config.prefix}:token-lock:${socialAccountId}`;
     const holder = randomUUID();
     const deadline = Date.now() + lockWaitMs;
@@ -119,9 +158,12 @@ export function createTokenRefresher(deps: {
       if (Date.now() >= deadline) return null;
       await new Promise((r) => setTimeout(r, wait));
     }
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), workMs);
     try {
-      return await work();
+      return await work(controller.signal);
     } finally {
+      clearTimeout(timer);
       await deps.redis.eval(RELEASE, 1, key, holder).catch(() => undefined);
     }
   }
@@ -145,7 +187,7 @@ export function createTokenRefresher(deps: {
     socialAccountId: string,
     needed: (stored: TStoredToken, credentials: TSocialCredentials) => boolean,
   ): Promise<TFreshToken> {
-    const outcome = await withLock(socialAccountId, async (): Promise<TFreshToken> => {
+    const outcome = await withLock(socialAccountId, async (signal): Promise<TFreshToken> => {
       const stored = await deps.tokens.read(socialAccountId);
       if (!stored?.isActive)
         return { ok: false, reason: 'refused', message: 'The account is no longer connected.' };
@@ -159,9 +201,21 @@ export function createTokenRefresher(deps: {
           message: `The ${stored.platform} token cannot be refreshed; reconnect the account.`,
         };
       }
+      if ('unconfigured' in renew) {
+        // The account is fine; this process is not: retried like an outage, never disconnected.
+        deps.logger.warn(
+          { socialAccountId, platform: stored.platform, missing: renew.unconfigured },
+          `token refresh impossible here: ${renew.unconfigured.join(' and ')} not set in this publisher's environment`,
+        );
+        return {
+          ok: false,
+          reason: 'transient',
+          message: `The ${stored.platform} token cannot be refreshed until the operator sets ${renew.unconfigured.join(' and ')} for the publisher; it will be retried.`,
+        };
+      }
       let tokens: TTokenSet;
       try {
-        tokens = await renew(credentials);
+        tokens = await renew(credentials, signal);
       } catch (error) {
         const e = error instanceof OAuthError ? error : new OAuthError('transient', (error as Error).message);
         deps.logger.warn(

@@ -25,6 +25,7 @@ export * as secretBox from './secret-box.js';
 export * from './social-credentials.js';
 export * from './text-fields.js';
 export * from './text-length.js';
+export * from './text-parser-stats.js';
 export * from './thread-plan.js';
 export * from './twitter-allowance.js';
 export * from './webhook-b.js';

@@ -203,9 +203,10 @@ export const ZListStatusA = z.enum(['queued', 'pending'], { error: 'must be queu
 
 /**
  * The most posts one GET /api/posts answer holds (the spec says "all posts"; see the README's Decisions):
- * `hasMore` and `nextOffset` lead to the rest.
+ * every post of an account up to this many, read from the database in pages and written as they come;
+ * `hasMore` and `nextOffset` lead to the rest of a larger account.
  */
-export const MAX_LIST_A = 100;
+export const MAX_LIST_A = 1000;
 
 export const ZListQueryA = z.object({
   status: ZListStatusA.optional(),

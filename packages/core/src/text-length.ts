@@ -10,7 +10,7 @@ import {
 } from './text-units.js';
 import { planThreadDelivery } from './thread-plan.js';
 
-export { parseBudget, type TParseBudget } from './link-weight.js';
+export { PARSE_BUDGET, parseBudget, RUN_PARSE_MAX, type TParseBudget } from './link-weight.js';
 
 /** Bluesky's record also caps the text at 3,000 UTF-8 bytes (app.bsky.feed.post, `maxLength`). */
 const BLUESKY_MAX_BYTES = 3000;

@@ -83,27 +83,27 @@ export interface TMastodonApp {
   scopes: string;
 }
 
-/** The service's OAuth app on each Mastodon instance, registered once and reused. */
+/**
+ * The service's OAuth app on each Mastodon instance, registered once per redirect URI and reused. Keyed on
+ * both: after PUBLIC_URL changes, the app registered with the old redirect URI cannot be used with the new
+ * one (the instance refuses it), so a new app is registered and kept beside it.
+ */
 export function createMastodonAppRepository(db: TDb) {
+  const find = (instanceUrl: string, redirectUri: string): Promise<TMastodonApp | null> =>
+    db.mastodonApp.findUnique({ where: { instanceUrl_redirectUri: { instanceUrl, redirectUri } } });
   return {
-    async find(instanceUrl: string): Promise<TMastodonApp | null> {
-      return db.mastodonApp.findUnique({ where: { instanceUrl } });
-    },
+    find,
     /**
      * Keeps the first app registered when two connects race (the other registration is unused); an app
-     * registered again because the stored one differs (another redirect URI, scopes the service now asks
-     * for) replaces it.
+     * registered again for the same redirect URI because the service now asks for other scopes replaces it.
      */
     async save(app: TMastodonApp): Promise<TMastodonApp> {
       await db.mastodonApp.createMany({ data: [app], skipDuplicates: true });
       await db.mastodonApp.updateMany({
-        where: {
-          instanceUrl: app.instanceUrl,
-          OR: [{ redirectUri: { not: app.redirectUri } }, { scopes: { not: app.scopes } }],
-        },
+        where: { instanceUrl: app.instanceUrl, redirectUri: app.redirectUri, scopes: { not: app.scopes } },
         data: app,
       });
-      return (await db.mastodonApp.findUnique({ where: { instanceUrl: app.instanceUrl } })) ?? app;
+      return (await find(app.instanceUrl, app.redirectUri)) ?? app;
     },
   };
 }

@@ -194,6 +194,29 @@ export function createPostRepository(db: TDb) {
       return { posts: rows.map(toPostRecord), total };
     },
 
+    /**
+     * The next page after `after`, newest first (created_at, then id, descending): a keyset continuation,
+     * so posts created meanwhile neither repeat nor push others out of a list read in several pages.
+     */
+    async listNewestAfter(
+      accountId: string,
+      filter: { queueState?: TQueueState; limit: number; after: { createdAt: Date; id: string } },
+    ): Promise<TPostRecord[]> {
+      const { createdAt, id } = filter.after;
+      const rows = await db.post.findMany({
+        where: {
+          accountId,
+          deletedAt: null,
+          ...(filter.queueState ? { queueState: filter.queueState } : {}),
+          OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }],
+        },
+        include: POST_INCLUDE,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: filter.limit,
+      });
+      return rows.map(toPostRecord);
+    },
+
     /** Removes the post from the service. Returns false when there is no such post in this account. */
     async delete(accountId: string, id: string): Promise<boolean> {
       // A post already being removed (deleted_at set) is gone from every view, so it is not found here either.

@@ -14,7 +14,7 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { chosenHostProblem, classifyHttpError, createHttpClient, sameOrigin } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
 import { isSessionJwt, jwtSubject } from './oauth/bluesky-session.js';
 import { readFailure } from './readback-match.js';
@@ -39,6 +39,14 @@ class NoSessionError extends Error {
   }
 }
 
+/** The account's PDS is one its owner named and it is not a public HTTPS address (now): nothing is sent. */
+class RefusedHostError extends Error {
+  constructor(readonly failure: TNetworkFailure) {
+    super(failure.message);
+    this.name = 'RefusedHostError';
+  }
+}
+
 function xrpcError(err: unknown): string | undefined {
   if (!(err instanceof HTTPError)) return undefined;
   const body = err.response.body as { error?: unknown } | undefined;
@@ -47,6 +55,7 @@ function xrpcError(err: unknown): string | undefined {
 
 /** PDSes answer an expired access token with HTTP 400 and announce rate-limit resets in `ratelimit-reset`. */
 function classify(err: unknown): TNetworkFailure {
+  if (err instanceof RefusedHostError) return err.failure;
   if (err instanceof NoSessionError)
     return {
       kind: 'auth_expired',
@@ -106,11 +115,21 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
   const baseOf = (account: TConnectorAccount) =>
     account.instanceUrl ?? options.baseUrl ?? 'https://bsky.social';
 
+  /**
+   * The account's PDS. One its owner named (anything but the operator's NETWORK_BLUESKY_BASE_URL, or
+   * bsky.social without one) was checked at connect time; its name may resolve elsewhere since, so it must
+   * still be public HTTPS and every connection goes through the address guard, with bounded answers.
+   */
   function clientFor(account: TConnectorAccount): Got {
     const base = baseOf(account);
+    const chosenByUser = !sameOrigin(base, options.baseUrl ?? 'https://bsky.social');
+    if (chosenByUser) {
+      const problem = chosenHostProblem(base, NETWORK);
+      if (problem) throw new RefusedHostError(problem);
+    }
     let client = clients.get(base);
     if (!client) {
-      client = createHttpClient(base, timeoutMs);
+      client = createHttpClient(base, timeoutMs, { chosenByUser });
       clients.set(base, client);
     }
     return client;

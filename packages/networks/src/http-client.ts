@@ -1,4 +1,12 @@
-import got, { type Got, HTTPError, RequestError, TimeoutError } from 'got';
+import got, {
+  type Got,
+  type HandlerFunction,
+  HTTPError,
+  type Progress,
+  RequestError,
+  TimeoutError,
+} from 'got';
+import { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from './address-guard.js';
 import type { TNetworkFailure } from './connector.js';
 
 const MAX_BODY = 500;
@@ -10,10 +18,58 @@ export function truncateBody(body: unknown): string {
 }
 
 /**
+ * Answers read from a server an API user chose (a Mastodon instance, a Bluesky PDS). A status, a record,
+ * an instance description or a media answer is a few kilobytes; the rest is never downloaded.
+ */
+export const CHOSEN_HOST_MAX_ANSWER_BYTES = 1024 * 1024;
+
+export interface THttpClientOptions {
+  /**
+   * The base URL came from an API user rather than the operator's `NETWORK_<NAME>_BASE_URL`: every
+   * connection is resolved through the address guard (public addresses only, checked at connect time, so
+   * a later DNS answer cannot point it inward) and answers are cut off at `maxAnswerBytes`. The caller
+   * checks the URL itself first (`assertDeliverableUrl`: HTTPS, no private IP literal).
+   */
+  chosenByUser?: boolean;
+  /** Default CHOSEN_HOST_MAX_ANSWER_BYTES for hosts chosen by users, unbounded otherwise. */
+  maxAnswerBytes?: number;
+}
+
+/** The message of the cancel that ends an answer past its bound (recognised by classifyHttpError). */
+const TOO_LARGE = 'answer over the size bound';
+
+/**
+ * Ends any request whose answer passes `maxBytes` (its Content-Length first, then the bytes as they
+ * arrive), got's documented way to bound a download through a handler:
+ * https://github.com/sindresorhus/got/blob/main/documentation/examples/advanced-creation.js
+ */
+export function answerBound(maxBytes: number): HandlerFunction {
+  return (options, next) => {
+    const pending = next(options);
+    // A promise (CancelableRequest) or a stream (Request): both emit downloadProgress.
+    const request = pending as unknown as {
+      on(event: 'downloadProgress', listener: (progress: Progress) => void): unknown;
+      cancel?: (reason?: string) => void;
+      destroy?: (error?: Error) => void;
+    };
+    request.on('downloadProgress', ({ transferred, total }) => {
+      if (transferred <= maxBytes && (total === undefined || total <= maxBytes)) return;
+      // The request's own options travel with its error, so the classifier can tell this cancel apart.
+      options.context[TOO_LARGE] = true;
+      if (options.isStream) request.destroy?.(new Error(TOO_LARGE));
+      else request.cancel?.(TOO_LARGE);
+    });
+    return pending;
+  };
+}
+
+/**
  * One got instance per connector: no automatic retries (the publisher decides what to retry,
  * so a request is never silently sent twice), a bounded timeout, JSON bodies.
  */
-export function createHttpClient(baseUrl: string, timeoutMs = 15_000): Got {
+export function createHttpClient(baseUrl: string, timeoutMs = 15_000, options: THttpClientOptions = {}): Got {
+  const maxBytes =
+    options.maxAnswerBytes ?? (options.chosenByUser ? CHOSEN_HOST_MAX_ANSWER_BYTES : undefined);
   return got.extend({
     prefixUrl: baseUrl.replace(/\/+$/, ''),
     retry: { limit: 0 },
@@ -22,7 +78,37 @@ export function createHttpClient(baseUrl: string, timeoutMs = 15_000): Got {
     followRedirect: false,
     responseType: 'json',
     headers: { 'user-agent': 'social-post-service/0.1' },
+    ...(options.chosenByUser ? { dnsLookup: guardedLookup(false) as never } : {}),
+    // Counted as it arrives, so nothing is inflated past the bound either.
+    ...(maxBytes !== undefined ? { handlers: [answerBound(maxBytes)] } : {}),
   });
+}
+
+/** Whether a base URL is on the operator's configured host (unparseable counts as another host). */
+export function sameOrigin(url: string, configured: string | undefined): boolean {
+  if (!configured) return false;
+  try {
+    return new URL(url).origin === new URL(configured).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A base URL an API user chose, checked before any request: HTTPS and not a private IP literal (names
+ * are checked at each connection by the guarded lookup). The failure to report when it is not.
+ */
+export function chosenHostProblem(baseUrl: string, network: string): TNetworkFailure | null {
+  try {
+    assertDeliverableUrl(new URL(baseUrl), false);
+    return null;
+  } catch (error) {
+    const reason = error instanceof ForbiddenAddressError ? error.message : 'the URL is not valid';
+    return {
+      kind: 'rejected',
+      message: `${network} server ${truncateBody(baseUrl)} is not a public HTTPS address (${reason}); nothing was sent. Reconnect the account with its server's public https:// URL.`,
+    };
+  }
 }
 
 /** A step of a multi-call publish: its value, or the failure that ends the publish. */
@@ -97,6 +183,21 @@ export function classifyHttpError(error: unknown, hints: TClassifyHints): TNetwo
       status,
       body: truncated,
       message: `${network} rejected the post (HTTP ${status}): ${truncated}. Fix the content or account and retry.`,
+    };
+  }
+  const code = (error as { code?: string } | null)?.code;
+  if (error instanceof ForbiddenAddressError || code === 'EFORBIDDENADDRESS') {
+    // The guarded lookup refused the server's address before connecting: nothing was sent.
+    return {
+      kind: 'rejected',
+      message: `${network}'s server resolves to an address that is not public; nothing was sent. Reconnect the account with its server's public https:// URL.`,
+    };
+  }
+  if (error instanceof RequestError && error.options?.context?.[TOO_LARGE] === true) {
+    return {
+      kind: 'transient',
+      outcomeUnknown: true,
+      message: `${network} answered with more data than any answer of its API holds; it was cut off. It will be retried.`,
     };
   }
   if (error instanceof TimeoutError) {

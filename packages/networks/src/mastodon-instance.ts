@@ -43,6 +43,16 @@ interface TInstanceV2 {
   };
 }
 
+/**
+ * The most the publisher downloads for one attachment, whatever a server announces: the media fetcher holds
+ * a download in memory, and a server run by an API user must not choose how much. Images: Mastodon's own
+ * default (larger sources are re-encoded to fit, up to the fetcher's source cap); videos: the 512 MB the
+ * other connectors stop at (X, TikTok, YouTube, Slack). mastodon.social itself announces 16,777,216 and
+ * 103,809,024 bytes (https://github.com/mastodon/mastodon/discussions/26709).
+ */
+export const MASTODON_MAX_IMAGE_BYTES = MASTODON_DEFAULT_LIMITS.imageSizeLimit;
+export const MASTODON_MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+
 /** A positive integer within a sane bound, or the fallback (a server's answer is input like any other). */
 function count(value: unknown, fallback: number, max: number): number;
 function count(value: unknown, fallback: null, max: number): number | null;
@@ -60,8 +70,8 @@ export function parseInstanceLimits(body: unknown): TMastodonLimits {
     maxMediaAttachments: count(config?.statuses?.max_media_attachments, d.maxMediaAttachments, 100),
     supportedMimeTypes:
       Array.isArray(types) && types.every((t) => typeof t === 'string') ? types.slice(0, 200) : null,
-    imageSizeLimit: count(media?.image_size_limit, d.imageSizeLimit, 2 ** 31),
-    videoSizeLimit: count(media?.video_size_limit, d.videoSizeLimit, 2 ** 33),
+    imageSizeLimit: count(media?.image_size_limit, d.imageSizeLimit, MASTODON_MAX_IMAGE_BYTES),
+    videoSizeLimit: count(media?.video_size_limit, d.videoSizeLimit, MASTODON_MAX_VIDEO_BYTES),
     descriptionLimit: count(media?.description_limit, d.descriptionLimit, 100_000),
   };
 }
@@ -83,6 +93,7 @@ export function createInstanceCache(options: TInstanceCacheOptions = {}) {
   const maxEntries = options.maxEntries ?? 500;
   const entries = new Map<string, { limits: TMastodonLimits; expiresAt: number }>();
 
+  /** `http` bounds the answer's size when the server is one an API user chose (createHttpClient). */
   return async function limitsOf(base: string, http: Got): Promise<TMastodonLimits> {
     const cached = entries.get(base);
     if (cached && cached.expiresAt > Date.now()) return cached.limits;

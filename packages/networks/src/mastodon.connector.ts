@@ -12,7 +12,13 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
+import {
+  chosenHostProblem,
+  classifyHttpError,
+  createHttpClient,
+  sameOrigin,
+  type TStep,
+} from './http-client.js';
 import { createInstanceCache, type TInstanceCacheOptions } from './mastodon-instance.js';
 import { createMastodonMedia, type TMastodonMediaItem } from './mastodon-media.js';
 import { localMentions, mastodonStatusText } from './mastodon-text.js';
@@ -101,9 +107,16 @@ export function createMastodonConnector(
         },
       };
     }
+    // An instance the account's owner named (anything but the operator's NETWORK_MASTODON_BASE_URL) was
+    // checked at connect time; its name may resolve elsewhere since, so it is checked on every connection.
+    const chosenByUser = !sameOrigin(base, options.baseUrl);
+    if (chosenByUser) {
+      const problem = chosenHostProblem(base, NETWORK);
+      if (problem) return { ok: false, failure: problem };
+    }
     let client = clients.get(base);
     if (!client) {
-      client = createHttpClient(base, timeoutMs);
+      client = createHttpClient(base, timeoutMs, { chosenByUser });
       clients.set(base, client);
     }
     return { ok: true, value: { base, http: client } };

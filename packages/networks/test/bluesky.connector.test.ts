@@ -88,6 +88,39 @@ describe('Bluesky connector', () => {
     );
   });
 
+  it("the operator's configured PDS (the loopback simulator here) is used for an account that names it", async () => {
+    const outcome = await connector.publish(
+      input('on the configured pds', { account: { ...account, instanceUrl: running.baseUrls.bluesky } }),
+    );
+    expect(outcome.ok).toBe(true);
+  });
+
+  it('a PDS other than the configured one must be public HTTPS: loopback, or a name for it, gets nothing', async () => {
+    const port = new URL(running.baseUrls.bluesky).port;
+    const elsewhere = createBlueskyConnector({ baseUrl: 'https://bsky.example', timeoutMs: 2000 });
+    for (const instanceUrl of [running.baseUrls.bluesky, `https://localhost:${port}/bluesky`]) {
+      const chosen = { ...account, instanceUrl };
+      const outcome = await elsewhere.publish(input('to loopback', { account: chosen }));
+      expect(outcome.ok ? null : outcome.failure).toMatchObject({
+        kind: 'rejected',
+        message: expect.stringMatching(/not a public HTTPS address|not public/),
+      });
+      expect(
+        await elsewhere.delete?.(chosen, { remoteId: 'at://did:plc:x/app.bsky.feed.post/3k' }),
+      ).toMatchObject({
+        ok: false,
+        failure: { kind: 'rejected' },
+      });
+      const found = await elsewhere.findPublished?.({
+        account: chosen,
+        idempotencyKey: 'k',
+        postCreatedAt: CREATED,
+      } as never);
+      expect(found?.kind).toBe('cannot_tell');
+    }
+    expect(running.sim.requests).toHaveLength(0);
+  });
+
   it('chains replies with the first post as root and the previous one as parent', async () => {
     const refs: TRemoteRef[] = [];
     for (const text of ['one', 'two', 'three']) {

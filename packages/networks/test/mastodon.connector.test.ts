@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type { TConnectorAccount, TNetworkConnector, TPublishInput } from '../src/connector.js';
 import { createMastodonConnector } from '../src/mastodon.connector.js';
+import { parseInstanceLimits } from '../src/mastodon-instance.js';
 import { createMediaFetcher, type TFetchMedia } from '../src/media-fetch.js';
 
 const account: TConnectorAccount = {
@@ -57,12 +58,37 @@ describe('Mastodon connector', () => {
     expect(outcome.url).toMatch(new RegExp(`/@sim/${outcome.remoteId}$`));
   });
 
-  it("uses the account's instance URL over the configured base URL", async () => {
-    const elsewhere = createMastodonConnector({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 2000 });
-    const outcome = await elsewhere.publish(
-      input('on my instance', { account: { ...account, instanceUrl: running.baseUrls.mastodon } }),
-    );
+  it("uses the account's instance URL, the configured one (the loopback simulator here) included", async () => {
+    const outcome = await createMastodonConnector({
+      baseUrl: running.baseUrls.mastodon,
+      timeoutMs: 2000,
+    }).publish(input('on my instance', { account: { ...account, instanceUrl: running.baseUrls.mastodon } }));
     expect(outcome.ok).toBe(true);
+  });
+
+  it('an instance other than the configured one must be public HTTPS: a loopback one gets nothing', async () => {
+    const elsewhere = createMastodonConnector({ baseUrl: 'https://mastodon.example', timeoutMs: 2000 });
+    const outcome = await elsewhere.publish(
+      input('to loopback', { account: { ...account, instanceUrl: running.baseUrls.mastodon } }),
+    );
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({
+      kind: 'rejected',
+      message: expect.stringContaining('not a public HTTPS address'),
+    });
+    expect(running.sim.requests).toHaveLength(0);
+  });
+
+  it('a name that resolves to loopback now (DNS rebinding after connect) is refused at connection time', async () => {
+    const port = new URL(running.baseUrls.mastodon).port;
+    const elsewhere = createMastodonConnector({ baseUrl: 'https://mastodon.example', timeoutMs: 2000 });
+    const rebound = { ...account, instanceUrl: `https://localhost:${port}/mastodon` };
+    const outcome = await elsewhere.publish(input('rebound', { account: rebound }));
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({
+      kind: 'rejected',
+      message: expect.stringContaining('not public'),
+    });
+    expect(await elsewhere.delete?.(rebound, { remoteId: '1' })).toMatchObject({ ok: false });
+    expect(running.sim.requests).toHaveLength(0);
   });
 
   it('rejects an account without any instance URL', async () => {
@@ -266,6 +292,29 @@ describe('Mastodon connector media and instance limits', () => {
     await setInstance({ maxCharacters: 5000 });
     const outcome = await withMedia().publish(input('x'.repeat(1200)));
     expect(outcome.ok).toBe(true);
+  });
+
+  it("downloads no more than the service's maximums whatever the instance announces", async () => {
+    await setInstance({ imageSizeLimit: 2 ** 31, videoSizeLimit: 2 ** 33 });
+    const asked: number[] = [];
+    const connector = createMastodonConnector({
+      baseUrl: running.baseUrls.mastodon,
+      timeoutMs: 2000,
+      processingWait: { intervalMs: 5, maxWaitMs: 2000 },
+      fetchMedia: async (request) => {
+        asked.push(request.maxBytes);
+        return stubFetch(request);
+      },
+    });
+    const image = { images: [{ url: 'https://cdn.example/a.png' }], video: null };
+    expect((await connector.publish(input('big image', { media: image }))).ok).toBe(true);
+    const video = { images: [], video: { url: 'https://cdn.example/clip.mp4' } };
+    expect((await connector.publish(input('big video', { media: video }))).ok).toBe(true);
+    expect(asked).toEqual([16 * 1024 * 1024, 512 * 1024 * 1024]);
+    // Smaller announcements are kept as they are.
+    expect(
+      parseInstanceLimits({ configuration: { media_attachments: { image_size_limit: 1000 } } }),
+    ).toMatchObject({ imageSizeLimit: 1000, videoSizeLimit: 99 * 1024 * 1024 });
   });
 
   it('publishes without a local check when the instance cannot say its limits', async () => {

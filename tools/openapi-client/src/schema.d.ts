@@ -13,8 +13,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the posts of the account, newest first, at most 100 per answer
-         * @description The spec asks for all posts; one answer holds at most 100 (`limit`, default 100). When `hasMore` is true, `offset=nextOffset` gives the next ones.
+         * List the posts of the account, newest first, up to 1000 per answer
+         * @description All posts of the account up to 1000 in one answer (`limit`, default and maximum 1000). An account with more gets `hasMore: true`, and `offset=nextOffset` gives the next ones.
          */
         get: operations["listPostsA"];
         put?: never;

@@ -1,6 +1,6 @@
 import { AppError, hashApiKey, looksLikeApiKey, safeEqual } from '@sps/core';
 import type { TAccountRepository, TAuthenticatedKey, TPlan } from '@sps/db';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -97,6 +97,11 @@ export class ApiKeyVerifier {
   /** Addresses known to be over the failure limit, until when: their refusals cost no Redis round trip. */
   private readonly blocked = new LRUCache<string, number>({ max: NEGATIVE_MAX });
   private readonly gate: LookupGate;
+  /**
+   * Counts evictions. A lookup that began before an eviction may return after it with the key as it was
+   * (a revocation racing a request): it answers its own request but is not cached if this moved meanwhile.
+   */
+  private evictions = 0;
 
   constructor(
     private readonly accounts: TAccountRepository,
@@ -125,14 +130,21 @@ export class ApiKeyVerifier {
     await subscriber.subscribe(ApiKeyVerifier.channel(prefix));
     connectedOnce = true;
     subscriber.on('message', (_channel: string, hash: string) => {
-      if (hash === '*') this.cache.clear();
-      else this.cache.delete(hash);
+      if (hash === '*') this.clear();
+      else this.evict(hash);
     });
   }
 
   /** Forgets every verified key (they are looked up again on their next use). */
   clear(): void {
+    this.evictions += 1;
     this.cache.clear();
+  }
+
+  /** Forgets one key (revoked, or its account's plan changed). */
+  evict(hash: string): void {
+    this.evictions += 1;
+    this.cache.delete(hash);
   }
 
   /** A key verified less than a TTL ago: answered without the database or any limit. */
@@ -189,6 +201,7 @@ export class ApiKeyVerifier {
     // A key that was valid until its entry expired is looked up without queueing behind unknown keys.
     const knownGood = this.cache.has(hash);
     const find = () => this.accounts.findActiveKey(hash);
+    const evictionsBefore = this.evictions;
     let key: TAuthenticatedKey | null;
     try {
       key = knownGood ? await find() : await this.gate.run(find);
@@ -204,7 +217,8 @@ export class ApiKeyVerifier {
       return null;
     }
     this.options.onLookup?.('found');
-    if (this.options.ttlMs > 0) this.cache.set(hash, { key, until: now + this.options.ttlMs });
+    if (this.options.ttlMs > 0 && this.evictions === evictionsBefore)
+      this.cache.set(hash, { key, until: now + this.options.ttlMs });
     if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
       key.lastUsedAt = new Date(now);
       this.accounts
@@ -228,16 +242,39 @@ function presentedKey(
   return null;
 }
 
-export function authenticate(verifier: ApiKeyVerifier, options: { allowXApiKey: boolean }): RequestHandler {
+/**
+ * Variant B's rate-limit headers on the wrong-key limit's 429 (the spec wants them on every 429 with
+ * Retry-After, which the error handler sets): the address's failure window, used up.
+ */
+function setFailureWindowHeaders(res: Response, error: AppError): void {
+  const details = error.details as { limit?: unknown; reset_at?: unknown };
+  const resetMs = typeof details.reset_at === 'string' ? Date.parse(details.reset_at) : Number.NaN;
+  if (typeof details.limit !== 'number' || !Number.isFinite(resetMs)) return;
+  res.setHeader('X-RateLimit-Limit', String(details.limit));
+  res.setHeader('X-RateLimit-Remaining', '0');
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil(resetMs / 1000)));
+}
+
+export function authenticate(
+  verifier: ApiKeyVerifier,
+  options: { allowXApiKey: boolean; rateLimitHeaders?: boolean },
+): RequestHandler {
   const how = options.allowXApiKey
     ? 'Authorization: Bearer <API_KEY> or x-api-key: <API_KEY>'
     : 'Authorization: Bearer <API_KEY>';
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     const key = presentedKey(req.get('authorization'), req.get('x-api-key'), options.allowXApiKey);
     if (key === null) {
       throw new AppError('unauthorized', 'Missing API key', { fix: `Send your API key as ${how}.` });
     }
-    const found = await verifier.verify(key, clientKey(req.ip));
+    let found: TAuthenticatedKey | null;
+    try {
+      found = await verifier.verify(key, clientKey(req.ip));
+    } catch (error) {
+      if (options.rateLimitHeaders && error instanceof AppError && error.code === 'rate_limited')
+        setFailureWindowHeaders(res, error);
+      throw error;
+    }
     if (!found) {
       throw new AppError('unauthorized', 'Invalid API key', {
         fix: 'Check that the key is complete and has not been revoked; create a new one in the dashboard if needed.',

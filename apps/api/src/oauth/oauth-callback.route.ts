@@ -1,6 +1,8 @@
 import { isPlatform } from '@sps/core';
 import { Router } from 'express';
 import type { Logger } from 'pino';
+import type { TFailureLimiter } from '../http/auth.js';
+import { clientKey } from '../http/client-address.js';
 import type { TConnectService } from '../services/connect-service.js';
 
 function escapeHtml(text: string): string {
@@ -15,7 +17,11 @@ function page(title: string, message: string): string {
  * `GET /oauth/callback/{platform}`: where each network sends the user back. Unauthenticated by nature
  * (a browser redirect); what binds it to an API account is the single-use state.
  */
-export function oauthCallbackRouter(connect: TConnectService, logger: Logger): Router {
+export function oauthCallbackRouter(
+  connect: TConnectService,
+  logger: Logger,
+  failures: TFailureLimiter,
+): Router {
   const router = Router();
   router.get('/oauth/callback/:platform', async (req, res) => {
     // The page holds nothing secret, but it must never be cached or framed.
@@ -24,6 +30,24 @@ export function oauthCallbackRouter(connect: TConnectService, logger: Logger): R
       'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
       'Referrer-Policy': 'no-referrer',
     });
+    // Each callback with a state costs a DELETE: an address that sent too many unknown or expired states
+    // (or wrong API keys: one budget for failed authentications) waits before any query.
+    const client = clientKey(req.ip);
+    const window = await failures.peek(client);
+    if (window && !window.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(window.msBeforeNext / 1000));
+      res
+        .status(429)
+        .set('Retry-After', String(retryAfter))
+        .type('html')
+        .send(
+          page(
+            'Not connected',
+            `Too many connection links that were unknown or expired came from your address. Wait ${retryAfter} seconds, then start connecting again.`,
+          ),
+        );
+      return;
+    }
     const platform = req.params.platform;
     if (!isPlatform(platform)) {
       res
@@ -34,6 +58,7 @@ export function oauthCallbackRouter(connect: TConnectService, logger: Logger): R
     }
     try {
       const outcome = await connect.callback(platform, req.query as Record<string, unknown>);
+      if (outcome.error === 'invalid_state') await failures.consume(client);
       if (outcome.redirect) {
         res.redirect(302, outcome.redirect);
         return;

@@ -11,10 +11,10 @@ export const OPERATIONS_A: readonly TOperationSpec[] = [
     method: 'get',
     path: '/api/posts',
     operationId: 'listPostsA',
-    summary: 'List the posts of the account, newest first, at most 100 per answer',
+    summary: 'List the posts of the account, newest first, up to 1000 per answer',
     description:
-      'The spec asks for all posts; one answer holds at most 100 (`limit`, default 100). When `hasMore` is ' +
-      'true, `offset=nextOffset` gives the next ones.',
+      'All posts of the account up to 1000 in one answer (`limit`, default and maximum 1000). An account with ' +
+      'more gets `hasMore: true`, and `offset=nextOffset` gives the next ones.',
     query: ZListQueryA,
     success: { status: 200, description: 'The posts.', schema: 'PostListA' },
     errors: [400, 401, 429, 500],

@@ -1,4 +1,5 @@
-import { registerQueueGauge } from '@sps/ops';
+import { countTextParsing, takeLargestParsed, textParserStats } from '@sps/core';
+import { registerQueueGauge, registerTextParserMetrics } from '@sps/ops';
 import { QUEUE_NAMES, type TQueues } from '@sps/queue';
 import type { RequestHandler } from 'express';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
@@ -44,6 +45,8 @@ export function createApiMetrics(queues: TQueues): TApiMetrics {
     registers: [registry],
   });
   registerQueueGauge(registry, queues, QUEUE_NAMES);
+  countTextParsing();
+  registerTextParserMetrics(registry, { stats: textParserStats, takeLargest: takeLargestParsed });
 
   const middleware: RequestHandler = (req, res, next) => {
     const end = httpDuration.startTimer();

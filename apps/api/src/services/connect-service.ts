@@ -17,6 +17,7 @@ import type { TMastodonAppRepository, TOAuthStateRepository, TSocialAccountRepos
 import {
   CREDENTIAL_CHECKS,
   CredentialRefusedError,
+  checkedIdentities,
   MASTODON_SCOPES,
   newAuthorizationSecrets,
   OAUTH_ENDPOINTS,
@@ -114,10 +115,10 @@ export function createConnectService(deps: {
 
   async function mastodonCall(instanceUrl: string): Promise<TOAuthCall> {
     const redirectUri = redirectUriOf('mastodon');
-    let app = await deps.mastodonApps.find(instanceUrl);
+    let app = await deps.mastodonApps.find(instanceUrl, redirectUri);
     // An app registered before the service asked for more scopes (read:statuses) cannot grant them.
     const scopes = MASTODON_SCOPES.join(' ');
-    if (!app || app.redirectUri !== redirectUri || app.scopes !== scopes) {
+    if (!app || app.scopes !== scopes) {
       const registered = await registerMastodonApp(instanceUrl, redirectUri, {
         clientName: 'Social Post Service',
         website: config.publicUrl,
@@ -382,7 +383,11 @@ export function createConnectService(deps: {
         const verifier = stored.verifierEncrypted
           ? secretBox.open(stored.verifierEncrypted, config.encryptionKey)
           : null;
-        const identities = await provider.complete(call, code, verifier, stored.selection);
+        // Whatever the provider read from the network, nothing but bounded strings reaches the store.
+        const identities = checkedIdentities(
+          platform,
+          await provider.complete(call, code, verifier, stored.selection),
+        );
         const ids: string[] = [];
         for (const identity of identities.slice(0, 50)) {
           ids.push((await store(stored.accountId, platform, stored.instanceUrl, identity)).id);
@@ -421,10 +426,16 @@ export function createConnectService(deps: {
       if (!check) throw new AppError('validation_error', `${platform} is not connected with a credential`);
       let identity: TConnectedIdentity;
       try {
-        identity = await check(credentials, {
+        const checked = await check(credentials, {
           baseUrl: config.networkBaseUrls[platform],
           timeoutMs: config.timeoutMs,
         });
+        [identity] = checkedIdentities(
+          platform,
+          [checked],
+          (problem) =>
+            new CredentialRefusedError('credentials', `${platform}'s answer cannot be used (${problem})`),
+        ) as [TConnectedIdentity];
       } catch (error) {
         if (error instanceof CredentialRefusedError)
           throw new AppError('credential_refused', `${error.field}: ${error.message}`, {

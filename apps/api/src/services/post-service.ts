@@ -89,6 +89,42 @@ export function createPostService({ posts, jobs, queues, now = () => new Date() 
       return posts.listPage(accountId, filter);
     },
 
+    /**
+     * Variant A's "all posts": up to `limit` after `offset`, newest first, read `pageSize` at a time. The
+     * first page and the total are read at once (so a failure is still an error answer); the iterator reads
+     * each following page when the previous one has been written.
+     */
+    async listInPages(
+      accountId: string,
+      filter: { queueState?: TQueueState; limit: number; offset: number; pageSize: number },
+    ): Promise<{ total: number; first: TPostRecord[]; rest: AsyncIterable<TPostRecord[]> }> {
+      const { queueState, limit, offset, pageSize } = filter;
+      const firstPage = await posts.listPage(accountId, {
+        ...(queueState ? { queueState } : {}),
+        limit: Math.min(pageSize, limit),
+        offset,
+      });
+      async function* rest(): AsyncGenerator<TPostRecord[]> {
+        let read = firstPage.posts.length;
+        // A page shorter than asked was the last one.
+        let full = read === Math.min(pageSize, limit);
+        let last = firstPage.posts.at(-1);
+        while (last && full && read < limit) {
+          const asked = Math.min(pageSize, limit - read);
+          const page = await posts.listNewestAfter(accountId, {
+            ...(queueState ? { queueState } : {}),
+            limit: asked,
+            after: { createdAt: last.createdAt, id: last.id },
+          });
+          if (page.length > 0) yield page;
+          read += page.length;
+          full = page.length === asked;
+          last = page.at(-1);
+        }
+      }
+      return { total: firstPage.total, first: firstPage.posts, rest: rest() };
+    },
+
     /** Only drafts and scheduled posts change; published or publishing ones are `post_not_editable`. */
     async update(
       accountId: string,

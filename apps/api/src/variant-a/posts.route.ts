@@ -7,11 +7,26 @@ import {
   type TPlatform,
   type TPostRecord,
 } from '@sps/core';
-import { Router } from 'express';
+import { type Response, Router } from 'express';
 import { authOf } from '../http/auth.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService, TPublishStart } from '../services/publish-service.js';
 import { requireActivePlan } from './plan-guard.js';
+
+/** Rows read from the database at a time for GET /api/posts. */
+const LIST_PAGE_A = 200;
+
+function drainedOrClosed(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
 
 /** Variant A may publish anything not yet published: drafts, scheduled, queued and failed posts. */
 const PUBLISHABLE_A = ['draft', 'scheduled', 'failed'] as const;
@@ -43,21 +58,38 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
     return { success: results.some((r) => r.success), post: presentPostA(post), publishResults: results };
   }
 
+  // "All posts of the account" (spec), up to MAX_LIST_A per answer: read LIST_PAGE_A at a time and written
+  // page by page, so neither the database read nor the answer is held whole in memory.
   router.get('/posts', async (req, res) => {
     const { queueState, limit, offset } = parseListQueryA(req.query);
-    const page = await posts.listPage(authOf(req).accountId, {
+    const { total, first, rest } = await posts.listInPages(authOf(req).accountId, {
       ...(queueState ? { queueState } : {}),
       limit,
       offset,
+      pageSize: LIST_PAGE_A,
     });
-    const hasMore = offset + page.posts.length < page.total;
-    res.json({
-      success: true,
-      posts: page.posts.map(presentPostA),
-      total: page.total,
-      hasMore,
-      ...(hasMore ? { nextOffset: offset + page.posts.length } : {}),
-    });
+    res.status(200).type('application/json');
+    let written = 0;
+    const write = async (page: TPostRecord[]) => {
+      const items = page.map((p) => JSON.stringify(presentPostA(p))).join(',');
+      // Backpressure: the next page is read once the client has taken this one (or has gone).
+      if (!res.write(`${written > 0 && items ? ',' : ''}${items}`)) await drainedOrClosed(res);
+      written += page.length;
+    };
+    try {
+      res.write('{"success":true,"posts":[');
+      await write(first);
+      for await (const page of rest) {
+        if (res.destroyed) return;
+        await write(page);
+      }
+    } catch (error) {
+      // The status line is sent: a half-written list must not look complete, so the connection is cut.
+      res.destroy();
+      throw error;
+    }
+    const hasMore = offset + written < total;
+    res.end(`],"total":${total},"hasMore":${hasMore}${hasMore ? `,"nextOffset":${offset + written}` : ''}}`);
   });
 
   router.post('/posts', async (req, res) => {

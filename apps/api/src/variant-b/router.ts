@@ -36,7 +36,9 @@ const undecodable = undecodableParam('resource', 'Check the id in the path.');
 /** `/v1`: snake_case, `{error, code, details}`, Bearer only. */
 export function variantBRouter(deps: TVariantBDeps): Router {
   const router = Router();
-  router.use(deps.authenticate ?? authenticate(deps.verifier, { allowXApiKey: false }));
+  router.use(
+    deps.authenticate ?? authenticate(deps.verifier, { allowXApiKey: false, rateLimitHeaders: true }),
+  );
   // Per key, before the body is read and before any route: a refused request has no side effect.
   router.use(deps.rateLimits.perKeyB);
   router.use(jsonBody(deps.bodyLimit));

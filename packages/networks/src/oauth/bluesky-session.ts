@@ -1,7 +1,10 @@
 import type { TSocialCredentials } from '@sps/core';
 import got, { HTTPError, RequestError } from 'got';
 import { decodeJwt } from 'jose';
+import { z } from 'zod';
 import { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from '../address-guard.js';
+import { answerBound } from '../http-client.js';
+import { parseAnswer, unusableAnswer, ZNetworkName, ZNetworkToken } from './answers.js';
 import { beforeExpiry } from './grants.js';
 import { OAuthError, type TTokenSet } from './oauth-types.js';
 
@@ -27,15 +30,40 @@ export interface TBlueskySessionCall {
   timeoutMs: number;
   /** The service was named by an API user: public HTTPS addresses only. */
   userChosenHost?: boolean;
+  /** Ends the request and its connection when aborted (the refresher's lock is running out). */
+  signal?: AbortSignal | undefined;
 }
 
-interface TSessionAnswer {
-  accessJwt?: string;
-  refreshJwt?: string;
-  did?: string;
-  handle?: string;
-  didDoc?: { service?: { id?: string; serviceEndpoint?: unknown }[] };
-}
+/**
+ * createSession and refreshSession answers (https://docs.bsky.app/docs/api/com-atproto-server-create-session):
+ * a server an API user named may answer anything, so the fields used are checked for type and length.
+ */
+const ZSessionAnswer = z
+  .object({
+    accessJwt: ZNetworkToken.optional(),
+    refreshJwt: ZNetworkToken.optional(),
+    did: z
+      .string()
+      .max(2048)
+      .regex(/^did:[a-z]+:\S+$/, 'must be a DID')
+      .optional(),
+    handle: ZNetworkName.optional(),
+    didDoc: z
+      .object({
+        service: z
+          .array(z.object({ id: z.string().max(2048).optional(), serviceEndpoint: z.unknown() }).loose())
+          .max(64)
+          .optional(),
+      })
+      .loose()
+      .optional(),
+  })
+  .loose();
+type TSessionAnswer = z.output<typeof ZSessionAnswer>;
+
+/** The most of a session answer that is read (a DID document included: a few kilobytes). */
+const SESSION_ANSWER_MAX_BYTES = 256 * 1024;
+const bounded = got.extend({ handlers: [answerBound(SESSION_ANSWER_MAX_BYTES)] });
 
 /** Why a PDS refused: its XRPC error name (`ExpiredToken`, `AuthenticationRequired`, …) and status. */
 function xrpcRefusal(error: unknown): { status: number; name: string; message: string } | null {
@@ -105,23 +133,27 @@ async function xrpcPost(
   call: TBlueskySessionCall,
   method: string,
   options: { bearer?: string; json?: unknown },
-) {
+): Promise<TSessionAnswer> {
   const url = `${call.serviceUrl.replace(/\/+$/, '')}/xrpc/${method}`;
   if (call.userChosenHost) assertDeliverableUrl(new URL(url), false);
-  return got
+  const body = await bounded
     .post(url, {
       ...(call.userChosenHost ? { dnsLookup: guardedLookup(false) as never } : {}),
       ...(options.bearer ? { headers: { authorization: `Bearer ${options.bearer}` } } : {}),
       ...(options.json !== undefined ? { json: options.json } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
       timeout: { request: call.timeoutMs },
       retry: { limit: 0 },
       followRedirect: false,
     })
-    .json<TSessionAnswer>();
+    .json<unknown>();
+  return parseAnswer(ZSessionAnswer, body, unusableAnswer('Bluesky', 'session answer'));
 }
 
 /** A 429, a 5xx or no answer: try again later, disconnect nothing. */
 function transient(error: unknown, what: string): OAuthError {
+  // Already judged (an answer that could not be used): kept as it is.
+  if (error instanceof OAuthError) return error;
   const refusal = xrpcRefusal(error);
   if (refusal)
     return new OAuthError(

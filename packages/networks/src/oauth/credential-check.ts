@@ -1,6 +1,9 @@
 import type { TPlatform } from '@sps/core';
 import got, { HTTPError } from 'got';
+import { z } from 'zod';
 import { assertDeliverableUrl, guardedLookup } from '../address-guard.js';
+import { answerBound } from '../http-client.js';
+import { parseAnswer, ZNetworkId, ZNetworkName } from './answers.js';
 import { createBlueskySession } from './bluesky-session.js';
 import type { TConnectedIdentity } from './oauth-types.js';
 import { OAuthError } from './oauth-types.js';
@@ -22,7 +25,39 @@ export interface TCredentialCheckOptions {
   timeoutMs: number;
 }
 
-async function call<T>(
+/** The most of a credential check's answer that is read (a chat, a channel, an identity: a few kilobytes). */
+const CHECK_ANSWER_MAX_BYTES = 256 * 1024;
+const bounded = got.extend({ handlers: [answerBound(CHECK_ANSWER_MAX_BYTES)] });
+
+/**
+ * One call of a credential check. Its answer is parsed with `schema` (type and length of every field
+ * used): an answer that does not fit refuses the credential, naming `field`, rather than reaching the store.
+ */
+async function call<S extends z.ZodType>(
+  url: string,
+  options: {
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    json?: unknown;
+    timeoutMs: number;
+    userChosenHost?: boolean;
+  },
+  answer: { schema: S; field: string; network: string },
+  onRefusal: (status: number, body: unknown) => CredentialRefusedError,
+): Promise<z.output<S>> {
+  const body = await fetchJson(url, options, onRefusal);
+  return parseAnswer(
+    answer.schema,
+    body,
+    (problem) =>
+      new CredentialRefusedError(
+        answer.field,
+        `${answer.network} answered in a way that cannot be used (${problem})`,
+      ),
+  );
+}
+
+async function fetchJson(
   url: string,
   options: {
     method?: 'GET' | 'POST';
@@ -32,7 +67,7 @@ async function call<T>(
     userChosenHost?: boolean;
   },
   onRefusal: (status: number, body: unknown) => CredentialRefusedError,
-): Promise<T> {
+): Promise<unknown> {
   if (options.userChosenHost) {
     try {
       assertDeliverableUrl(new URL(url), false);
@@ -41,7 +76,7 @@ async function call<T>(
     }
   }
   try {
-    return await got(url, {
+    return await bounded(url, {
       ...(options.userChosenHost ? { dnsLookup: guardedLookup(false) as never } : {}),
       method: options.method ?? 'GET',
       ...(options.headers ? { headers: options.headers } : {}),
@@ -49,7 +84,7 @@ async function call<T>(
       timeout: { request: options.timeoutMs },
       retry: { limit: 0 },
       followRedirect: false,
-    }).json<T>();
+    }).json<unknown>();
   } catch (error) {
     if ((error as { code?: string }).code === 'EFORBIDDENADDRESS')
       throw new CredentialRefusedError('credentials.service', 'must be a public HTTPS address');
@@ -68,6 +103,30 @@ async function call<T>(
     );
   }
 }
+
+// The fields each check uses, as the networks document them.
+/** https://core.telegram.org/bots/api#getme (`{ok, result: User}`) */
+const ZTelegramMe = z.object({ result: z.object({ id: ZNetworkId }).loose() }).loose();
+/** https://core.telegram.org/bots/api#chat: id, and title (groups, channels) or username. */
+const ZTelegramChat = z
+  .object({
+    result: z
+      .object({
+        id: z.union([z.number().int().safe().transform(String), z.string().regex(/^-?\d{1,20}$/)]),
+        title: ZNetworkName.optional(),
+        username: ZNetworkName.optional(),
+      })
+      .loose(),
+  })
+  .loose();
+/** https://discord.com/developers/docs/resources/channel#channel-object (a snowflake id, a name for guild channels). */
+const ZDiscordChannel = z.object({ id: ZNetworkId, name: ZNetworkName.nullish() }).loose();
+/** Slack answers 200 with `{ok, error}` (https://api.slack.com/web#responses). */
+const ZSlackAnswer = z.object({ ok: z.boolean(), error: z.string().max(200).optional() }).loose();
+/** https://api.slack.com/methods/conversations.info: the channel's id and name. */
+const ZSlackChannelInfo = ZSlackAnswer.extend({
+  channel: z.object({ id: ZNetworkId, name: ZNetworkName.optional() }).loose().optional(),
+});
 
 function trimBase(url: string | undefined, fallback: string): string {
   return (url ?? fallback).replace(/\/+$/, '');
@@ -103,6 +162,12 @@ async function checkBluesky(
   } catch (error) {
     if (error instanceof OAuthError && error.code === 'forbidden_address')
       throw new CredentialRefusedError('credentials.service', 'must be a public HTTPS address');
+    // The server answered, but not with a session this service can store (a handle that is not a string…).
+    if (error instanceof OAuthError && error.code === 'bad_answer')
+      throw new CredentialRefusedError(
+        input.service ? 'credentials.service' : 'credentials.identifier',
+        error.message,
+      );
     if (error instanceof OAuthError && error.kind === 'refused')
       throw new CredentialRefusedError(
         'credentials.app_password',
@@ -137,22 +202,24 @@ async function checkTelegram(
   await call(
     `${base}/getMe`,
     { method: 'POST', json: {}, timeoutMs: o.timeoutMs },
+    { schema: ZTelegramMe, field: 'credentials.bot_token', network: 'Telegram' },
     () => new CredentialRefusedError('credentials.bot_token', 'Telegram refused this bot token'),
   );
-  const chat = await call<{ result?: { id?: number | string; title?: string; username?: string } }>(
+  const chat = await call(
     `${base}/getChat`,
     { method: 'POST', json: { chat_id: input.chat_id }, timeoutMs: o.timeoutMs },
+    { schema: ZTelegramChat, field: 'credentials.chat_id', network: 'Telegram' },
     () =>
       new CredentialRefusedError(
         'credentials.chat_id',
         'The bot cannot see this chat (add it to the chat first)',
       ),
   );
-  const title = chat.result?.username
+  const title = chat.result.username
     ? `@${chat.result.username}`
-    : (chat.result?.title ?? String(input.chat_id));
+    : (chat.result.title ?? String(input.chat_id));
   return {
-    externalId: String(chat.result?.id ?? input.chat_id),
+    externalId: chat.result.id,
     accountName: title,
     credentials: { token: input.bot_token ?? '' },
     tokenExpiresAt: null,
@@ -164,17 +231,18 @@ async function checkDiscord(
   input: Record<string, string>,
   o: TCredentialCheckOptions,
 ): Promise<TConnectedIdentity> {
-  const channel = await call<{ id?: string; name?: string }>(
+  const channel = await call(
     `${trimBase(o.baseUrl, 'https://discord.com/api/v10')}/channels/${encodeURIComponent(input.channel_id ?? '')}`,
     { headers: { authorization: `Bot ${input.bot_token}` }, timeoutMs: o.timeoutMs },
+    { schema: ZDiscordChannel, field: 'credentials.channel_id', network: 'Discord' },
     (status) =>
       status === 401
         ? new CredentialRefusedError('credentials.bot_token', 'Discord refused this bot token')
         : new CredentialRefusedError('credentials.channel_id', 'The bot cannot see this channel'),
   );
   return {
-    externalId: channel.id ?? input.channel_id ?? '',
-    accountName: channel.name ? `#${channel.name}` : (input.channel_id ?? ''),
+    externalId: channel.id,
+    accountName: channel.name ? `#${channel.name}` : channel.id,
     credentials: { token: input.bot_token ?? '' },
     tokenExpiresAt: null,
   };
@@ -191,9 +259,10 @@ async function checkSlack(
   const base = trimBase(o.baseUrl, 'https://slack.com/api');
   const headers = { authorization: `Bearer ${input.bot_token}` };
   const refused = (field: string, message: string) => () => new CredentialRefusedError(field, message);
-  const auth = await call<{ ok?: boolean; error?: string }>(
+  const auth = await call(
     `${base}/auth.test`,
     { method: 'POST', headers, timeoutMs: o.timeoutMs },
+    { schema: ZSlackAnswer, field: 'credentials.bot_token', network: 'Slack' },
     refused('credentials.bot_token', 'Slack refused this bot token'),
   );
   if (!auth.ok)
@@ -201,9 +270,10 @@ async function checkSlack(
       'credentials.bot_token',
       `Slack refused this bot token (${auth.error ?? 'error'})`,
     );
-  const info = await call<{ ok?: boolean; error?: string; channel?: { id?: string; name?: string } }>(
+  const info = await call(
     `${base}/conversations.info?channel=${encodeURIComponent(input.channel_id ?? '')}`,
     { headers, timeoutMs: o.timeoutMs },
+    { schema: ZSlackChannelInfo, field: 'credentials.channel_id', network: 'Slack' },
     refused('credentials.channel_id', 'Slack refused this channel'),
   );
   if (!info.ok)
@@ -211,9 +281,11 @@ async function checkSlack(
       'credentials.channel_id',
       `Slack refused this channel (${info.error ?? 'error'})`,
     );
+  if (!info.channel)
+    throw new CredentialRefusedError('credentials.channel_id', 'Slack answered without the channel');
   return {
-    externalId: info.channel?.id ?? input.channel_id ?? '',
-    accountName: info.channel?.name ? `#${info.channel.name}` : (input.channel_id ?? ''),
+    externalId: info.channel.id,
+    accountName: info.channel.name ? `#${info.channel.name}` : info.channel.id,
     credentials: { token: input.bot_token ?? '' },
     tokenExpiresAt: null,
   };

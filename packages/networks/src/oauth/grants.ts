@@ -1,25 +1,19 @@
 import type { TSocialCredentials } from '@sps/core';
-import {
-  ArcticFetchError,
-  CodeChallengeMethod,
-  generateCodeVerifier,
-  generateState,
-  OAuth2Client,
-  OAuth2RequestError,
-  type OAuth2Tokens,
-  UnexpectedErrorResponseBodyError,
-  UnexpectedResponseError,
-} from 'arctic';
+import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from 'arctic';
 import { expiresIn, OAuthError, type TOAuthCall, type TTokenSet } from './oauth-types.js';
-import { classifyTokenError, jsonRequest, withTimeout } from './token-http.js';
+import { jsonRequest } from './token-http.js';
 
 /**
  * How a network takes the code and refresh grants:
- * - `basic`: RFC 6749 with HTTP Basic client authentication (X, Google, Mastodon), through arctic's
- *   OAuth2Client (a small, maintained client that builds the PKCE challenge and parses RFC error bodies);
- * - `post`: client_id and client_secret in the form body (LinkedIn, Meta), which arctic's generic client
- *   does not send, so a plain bounded got request;
+ * - `basic`: RFC 6749 with HTTP Basic client authentication (X, Google, Mastodon; the id and secret
+ *   form-encoded first, https://datatracker.ietf.org/doc/html/rfc6749#section-2.3.1; X's page shows them
+ *   joined as they are, https://docs.x.com/fundamentals/authentication/oauth-2-0/user-access-token, which is
+ *   the same bytes for its ids and secrets of letters, digits, `-` and `_`);
+ * - `post`: client_id and client_secret in the form body (LinkedIn, Meta);
  * - `tiktok`: `client_key` instead of `client_id` (https://developers.tiktok.com/doc/oauth-user-access-token-management).
+ * Every style is one bounded got request (`jsonRequest`): arctic's token calls use fetch, which follows
+ * redirects, reads answers of any size and cannot be aborted by its caller, and a Mastodon token endpoint is
+ * on a server an API user chose. arctic still builds the authorization URL (state, PKCE S256 challenge).
  */
 export type TGrantStyle = 'basic' | 'post' | 'tiktok';
 
@@ -59,35 +53,24 @@ export function buildAuthorizeUrl(
   return url.toString();
 }
 
-function fromArcticError(error: unknown, invalidRequestIsRefusal: boolean): OAuthError {
-  if (error instanceof OAuthError) return error;
-  if (error instanceof OAuth2RequestError) {
-    // arctic drops the status of 400/401 answers; RFC 6749 sends invalid_client with a 401.
-    const status = error.code === 'invalid_client' ? 401 : 400;
-    return classifyTokenError(
-      status,
-      { error: error.code, error_description: error.description ?? undefined },
-      {
-        invalidRequestIsRefusal,
-      },
-    );
-  }
-  if (error instanceof UnexpectedErrorResponseBodyError) return classifyTokenError(error.status, error.data);
-  if (error instanceof UnexpectedResponseError) return classifyTokenError(error.status, null);
-  if (error instanceof ArcticFetchError)
-    return new OAuthError('transient', 'The token endpoint could not be reached');
-  return new OAuthError('transient', `Token request failed (${(error as Error).message})`);
+/** The token endpoint request of a call: its bounds, its abort signal, the address guard for chosen hosts. */
+function requestOf(call: TOAuthCall, style: TGrantStyle) {
+  return {
+    method: 'POST' as const,
+    url: call.app.tokenUrl,
+    timeoutMs: call.timeoutMs,
+    signal: call.signal,
+    userChosenHost: call.userChosenHost ?? false,
+    ...(style === 'basic' ? { basic: { username: call.app.clientId, password: call.app.clientSecret } } : {}),
+  };
 }
 
-function fromArcticTokens(tokens: OAuth2Tokens): TTokenSet {
-  const data = tokens.data as Record<string, unknown>;
-  if (typeof data.access_token !== 'string' || !data.access_token)
-    throw new OAuthError('invalid', 'The token endpoint answered without an access token');
+/** Client authentication in the form body, for the networks that take it there. */
+function clientForm(call: TOAuthCall, style: TGrantStyle): Record<string, string> {
+  if (style === 'basic') return {};
   return {
-    accessToken: data.access_token,
-    refreshToken: typeof data.refresh_token === 'string' ? data.refresh_token : undefined,
-    expiresAt: expiresIn(data.expires_in),
-    refreshExpiresAt: expiresIn(data.refresh_token_expires_in ?? data.refresh_expires_in),
+    [style === 'tiktok' ? 'client_key' : 'client_id']: call.app.clientId,
+    client_secret: call.app.clientSecret,
   };
 }
 
@@ -109,26 +92,16 @@ export async function codeGrant(
   code: string,
   codeVerifier: string | null,
 ): Promise<{ tokens: TTokenSet; body: Record<string, unknown> }> {
-  if (style === 'basic') {
-    try {
-      const tokens = await withTimeout(
-        clientOf(call).validateAuthorizationCode(call.app.tokenUrl, code, codeVerifier),
-        call.timeoutMs,
-      );
-      return { tokens: fromArcticTokens(tokens), body: tokens.data as Record<string, unknown> };
-    } catch (error) {
-      throw fromArcticError(error, false);
-    }
-  }
-  const form: Record<string, string> = {
-    [style === 'tiktok' ? 'client_key' : 'client_id']: call.app.clientId,
-    client_secret: call.app.clientSecret,
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: call.redirectUri,
-    ...(codeVerifier ? { code_verifier: codeVerifier } : {}),
-  };
-  const body = await jsonRequest({ method: 'POST', url: call.app.tokenUrl, form, timeoutMs: call.timeoutMs });
+  const body = await jsonRequest({
+    ...requestOf(call, style),
+    form: {
+      ...clientForm(call, style),
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: call.redirectUri,
+      ...(codeVerifier ? { code_verifier: codeVerifier } : {}),
+    },
+  });
   return { tokens: fromTokenBody(body), body };
 }
 
@@ -141,33 +114,12 @@ export async function refreshGrant(
 ): Promise<TTokenSet> {
   const refreshToken = credentials.refreshToken;
   if (!refreshToken) throw new OAuthError('refused', 'No refresh token is stored for this account');
-  let tokens: TTokenSet;
-  if (style === 'basic') {
-    try {
-      tokens = fromArcticTokens(
-        await withTimeout(
-          clientOf(call).refreshAccessToken(call.app.tokenUrl, refreshToken, []),
-          call.timeoutMs,
-        ),
-      );
-    } catch (error) {
-      throw fromArcticError(error, options.invalidRequestIsRefusal ?? false);
-    }
-  } else {
-    const body = await jsonRequest({
-      method: 'POST',
-      url: call.app.tokenUrl,
-      timeoutMs: call.timeoutMs,
-      invalidRequestIsRefusal: options.invalidRequestIsRefusal ?? false,
-      form: {
-        [style === 'tiktok' ? 'client_key' : 'client_id']: call.app.clientId,
-        client_secret: call.app.clientSecret,
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-      },
-    });
-    tokens = fromTokenBody(body);
-  }
+  const body = await jsonRequest({
+    ...requestOf(call, style),
+    invalidRequestIsRefusal: options.invalidRequestIsRefusal ?? false,
+    form: { ...clientForm(call, style), grant_type: 'refresh_token', refresh_token: refreshToken },
+  });
+  const tokens = fromTokenBody(body);
   return { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
 }
 

@@ -1,9 +1,18 @@
+import { z } from 'zod';
+import { parseAnswer, unusableAnswer, ZNetworkId, ZNetworkName, ZNetworkToken } from './answers.js';
 import { buildAuthorizeUrl, codeGrant, credentialsOf } from './grants.js';
 import { OAuthError, type TOAuthProvider } from './oauth-types.js';
 import { jsonRequest } from './token-http.js';
 
 /** read:statuses lets the publisher read a status back when its answer was lost (mastodon.connector.ts). */
 export const MASTODON_SCOPES = ['read:accounts', 'read:statuses', 'write:statuses', 'write:media'] as const;
+
+/** https://docs.joinmastodon.org/entities/Application/ (client_id and client_secret on creation). */
+const ZRegisteredApp = z.object({ client_id: ZNetworkToken, client_secret: ZNetworkToken }).loose();
+/** https://docs.joinmastodon.org/entities/Account/: id (a string of digits), acct, username. */
+const ZAccount = z
+  .object({ id: ZNetworkId, acct: ZNetworkName.optional(), username: ZNetworkName.optional() })
+  .loose();
 
 /**
  * Registers the service's app on a Mastodon instance (each server is its own authorization server).
@@ -14,7 +23,7 @@ export async function registerMastodonApp(
   redirectUri: string,
   options: { clientName: string; website?: string; timeoutMs: number; userChosenHost: boolean },
 ): Promise<{ clientId: string; clientSecret: string }> {
-  const body = await jsonRequest<{ client_id?: string; client_secret?: string }>({
+  const answer = await jsonRequest<unknown>({
     method: 'POST',
     url: `${instanceUrl.replace(/\/+$/, '')}/api/v1/apps`,
     form: {
@@ -26,8 +35,11 @@ export async function registerMastodonApp(
     timeoutMs: options.timeoutMs,
     userChosenHost: options.userChosenHost,
   });
-  if (!body.client_id || !body.client_secret)
-    throw new OAuthError('invalid', 'The instance did not register the app');
+  const body = parseAnswer(
+    ZRegisteredApp,
+    answer,
+    () => new OAuthError('invalid', 'The instance did not register the app'),
+  );
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
@@ -45,14 +57,15 @@ export const mastodonOAuth: TOAuthProvider = {
   authorizeUrl: (call, state, verifier) => buildAuthorizeUrl(call, state, verifier, mastodonOAuth.scopes),
   async complete(call, code, verifier) {
     const { tokens } = await codeGrant(call, 'basic', code, verifier);
-    const me = await jsonRequest<{ id?: string; acct?: string; username?: string }>({
+    const answer = await jsonRequest<unknown>({
       method: 'GET',
       url: `${(call.apiBaseUrl ?? '').replace(/\/+$/, '')}/api/v1/accounts/verify_credentials`,
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
       userChosenHost: call.userChosenHost ?? false,
     });
-    if (!me.id) throw new OAuthError('invalid', 'The instance did not say who connected');
+    const me = parseAnswer(ZAccount, answer, unusableAnswer('The instance', 'account (verify_credentials)'));
     return [
       {
         externalId: me.id,

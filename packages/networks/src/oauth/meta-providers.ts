@@ -1,3 +1,4 @@
+import { answerField } from './answers.js';
 import { buildAuthorizeUrl, codeGrant, credentialsOf, fromTokenBody } from './grants.js';
 import { OAuthError, type TOAuthCall, type TOAuthProvider, type TTokenSet } from './oauth-types.js';
 import { jsonRequest } from './token-http.js';
@@ -6,12 +7,6 @@ const DAY_MS = 86_400_000;
 
 function base(call: TOAuthCall, fallback: string): string {
   return (call.apiBaseUrl ?? fallback).replace(/\/+$/, '');
-}
-
-function str(value: unknown, what: string): string {
-  if (typeof value === 'string' && value) return value;
-  if (typeof value === 'number') return String(value);
-  throw new OAuthError('invalid', `The network's answer has no ${what}`);
 }
 
 /**
@@ -51,6 +46,7 @@ export const threadsOAuth: TOAuthProvider = {
           access_token: short.accessToken,
         },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
     const me = await jsonRequest<{ id?: string; username?: string }>({
@@ -59,11 +55,12 @@ export const threadsOAuth: TOAuthProvider = {
       searchParams: { fields: 'id,username' },
       bearer: long.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     return [
       {
-        externalId: str(me.id, 'user id'),
-        accountName: str(me.username, 'username'),
+        externalId: answerField(me.id, 'user id'),
+        accountName: answerField(me.username, 'username'),
         credentials: credentialsOf(long),
         tokenExpiresAt: long.expiresAt,
       },
@@ -76,6 +73,7 @@ export const threadsOAuth: TOAuthProvider = {
         url: `${base(call, 'https://graph.threads.net')}/refresh_access_token`,
         searchParams: { grant_type: 'th_refresh_token', access_token: credentials.token },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
   },
@@ -112,6 +110,7 @@ export const instagramOAuth: TOAuthProvider = {
           access_token: short.accessToken,
         },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
     const me = await jsonRequest<{ user_id?: string | number; id?: string; username?: string }>({
@@ -120,11 +119,12 @@ export const instagramOAuth: TOAuthProvider = {
       searchParams: { fields: 'user_id,username' },
       bearer: long.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     return [
       {
-        externalId: str(me.user_id ?? me.id ?? first.user_id, 'user id'),
-        accountName: str(me.username, 'username'),
+        externalId: answerField(me.user_id ?? me.id ?? first.user_id, 'user id'),
+        accountName: answerField(me.username, 'username'),
         credentials: credentialsOf(long),
         tokenExpiresAt: long.expiresAt,
       },
@@ -137,6 +137,7 @@ export const instagramOAuth: TOAuthProvider = {
         url: `${base(call, 'https://graph.instagram.com')}/refresh_access_token`,
         searchParams: { grant_type: 'ig_refresh_token', access_token: credentials.token },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
   },
@@ -170,6 +171,7 @@ export const facebookOAuth: TOAuthProvider = {
           code,
         },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
     const long = fromTokenBody(
@@ -183,6 +185,7 @@ export const facebookOAuth: TOAuthProvider = {
           fb_exchange_token: user.accessToken,
         },
         timeoutMs: call.timeoutMs,
+        signal: call.signal,
       }),
     );
     const graph = `${base(call, 'https://graph.facebook.com')}/${call.apiVersion ?? 'v25.0'}`;
@@ -192,6 +195,7 @@ export const facebookOAuth: TOAuthProvider = {
       searchParams: { fields: 'id,name,access_token', limit: '100' },
       bearer: long.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     const granted = (pages.data ?? []).filter((p) => p.id && p.access_token);
     const chosen = selection ? granted.filter((p) => p.id === selection) : granted;
@@ -202,9 +206,9 @@ export const facebookOAuth: TOAuthProvider = {
         'no_page',
       );
     return chosen.map((page) => ({
-      externalId: str(page.id, 'page id'),
-      accountName: str(page.name, 'page name'),
-      credentials: { token: str(page.access_token, 'page token') },
+      externalId: answerField(page.id, 'page id'),
+      accountName: answerField(page.name, 'page name'),
+      credentials: { token: answerField(page.access_token, 'page token') },
       tokenExpiresAt: null,
     }));
   },

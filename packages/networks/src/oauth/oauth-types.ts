@@ -21,6 +21,8 @@ export interface TOAuthCall {
   timeoutMs: number;
   /** The hosts came from the API user (a Mastodon instance): public HTTPS addresses only. */
   userChosenHost?: boolean;
+  /** Aborts every request of the call (and drops its connection): the refresher's lock is running out. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface TTokenSet {

@@ -1,3 +1,4 @@
+import { answerField, ZNetworkName } from './answers.js';
 import { beforeExpiry, buildAuthorizeUrl, codeGrant, credentialsOf, refreshGrant } from './grants.js';
 import { OAuthError, type TOAuthCall, type TOAuthProvider } from './oauth-types.js';
 import { jsonRequest } from './token-http.js';
@@ -7,12 +8,6 @@ const SHORT_MARGIN_MS = 10 * 60_000;
 
 function api(call: TOAuthCall, fallback: string): string {
   return (call.apiBaseUrl ?? fallback).replace(/\/+$/, '');
-}
-
-function str(value: unknown, what: string): string {
-  if (typeof value === 'string' && value) return value;
-  if (typeof value === 'number') return String(value);
-  throw new OAuthError('invalid', `The network's answer has no ${what}`);
 }
 
 /**
@@ -34,11 +29,12 @@ export const twitterOAuth: TOAuthProvider = {
       url: `${api(call, 'https://api.x.com')}/2/users/me`,
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     return [
       {
-        externalId: str(me.data?.id, 'user id'),
-        accountName: str(me.data?.username, 'username'),
+        externalId: answerField(me.data?.id, 'user id'),
+        accountName: answerField(me.data?.username, 'username'),
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
       },
@@ -77,13 +73,16 @@ export const youtubeOAuth: TOAuthProvider = {
       searchParams: { part: 'snippet', mine: 'true' },
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     const channel = channels.items?.[0];
     if (!channel) throw new OAuthError('invalid', 'This Google account has no YouTube channel');
     return [
       {
-        externalId: str(channel.id, 'channel id'),
-        accountName: channel.snippet?.customUrl ?? str(channel.snippet?.title, 'channel title'),
+        externalId: answerField(channel.id, 'channel id'),
+        accountName: channel.snippet?.customUrl
+          ? answerField(channel.snippet.customUrl, 'channel handle')
+          : answerField(channel.snippet?.title, 'channel title'),
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
       },
@@ -129,6 +128,7 @@ async function administeredOrganizations(
     headers: linkedinHeaders(call),
     bearer: accessToken,
     timeoutMs: call.timeoutMs,
+    signal: call.signal,
   });
   const ids = [
     ...new Set(
@@ -156,8 +156,10 @@ async function administeredOrganizations(
       headers: linkedinHeaders(call),
       bearer: accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
-    named.push({ id, name: org.localizedName ?? org.vanityName ?? `organization ${id}` });
+    const name = [org.localizedName, org.vanityName].find((n) => ZNetworkName.safeParse(n).success);
+    named.push({ id, name: typeof name === 'string' ? name.trim() : `organization ${id}` });
   }
   return named;
 }
@@ -205,11 +207,12 @@ export const linkedinOAuth: TOAuthProvider = {
       url: `${api(call, 'https://api.linkedin.com')}/v2/userinfo`,
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     return [
       {
-        externalId: `urn:li:person:${str(me.sub, 'member id')}`,
-        accountName: str(me.name, 'name'),
+        externalId: `urn:li:person:${answerField(me.sub, 'member id')}`,
+        accountName: answerField(me.name, 'name'),
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
       },
@@ -247,12 +250,15 @@ export const tiktokOAuth: TOAuthProvider = {
       searchParams: { fields: 'open_id,display_name,username' },
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
+      signal: call.signal,
     });
     const user = info.data?.user;
     return [
       {
-        externalId: str(user?.open_id ?? body.open_id, 'open_id'),
-        accountName: user?.username ?? str(user?.display_name, 'display name'),
+        externalId: answerField(user?.open_id ?? body.open_id, 'open_id'),
+        accountName: user?.username
+          ? answerField(user.username, 'username')
+          : answerField(user?.display_name, 'display name'),
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
       },

@@ -88,33 +88,86 @@ export interface TJsonRequest {
   invalidRequestIsRefusal?: boolean;
   /**
    * The URL came from an API user (a Mastodon instance, a Bluesky PDS): HTTPS only and public addresses
-   * only, checked at connect time like webhook deliveries.
+   * only, checked for every connection (the guarded lookup), so a later DNS answer cannot point it inward.
    */
   userChosenHost?: boolean;
+  /** Ends the request and its connection when aborted (a token refresh whose lock is running out). */
+  signal?: AbortSignal | undefined;
+  /** The most of the answer that is read; past it the connection is dropped. Default JSON_ANSWER_MAX_BYTES. */
+  maxBytes?: number;
 }
 
 /**
- * One JSON request to a token or identity endpoint, bounded in time and size, without retries (the
- * caller decides: a refresh job retries transient failures, a callback reports them).
+ * The most of a token or identity answer that is read. Real ones are a few kilobytes (Facebook's list of
+ * Pages with their tokens the largest, about 1 KB a Page and 25 a page of the list).
+ */
+export const JSON_ANSWER_MAX_BYTES = 256 * 1024;
+
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One JSON request to a token or identity endpoint, without retries (the caller decides: a refresh job
+ * retries transient failures, a callback reports them). Bounded: `timeoutMs` for the whole exchange (got
+ * destroys the socket when it runs out, so a trickling answer stops there), at most `maxBytes` of the
+ * answer (counted while it arrives, compressed answers not asked for nor inflated), redirects never
+ * followed (a token endpoint that redirects is refused, it does not choose where the code goes next).
  */
 export async function jsonRequest<T = Record<string, unknown>>(req: TJsonRequest): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'user-agent': 'social-post-service/0.1',
+    ...req.headers,
+  };
   if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
   if (req.basic)
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(req.basic.username)}:${encodeURIComponent(req.basic.password)}`).toString('base64')}`;
+  const maxBytes = req.maxBytes ?? JSON_ANSWER_MAX_BYTES;
+  let tooLarge = false;
   try {
     if (req.userChosenHost) assertDeliverableUrl(new URL(req.url), false);
-    const body = await got(req.url, {
+    const request = got(req.url, {
       method: req.method,
       ...(req.userChosenHost ? { dnsLookup: guardedLookup(false) as never } : {}),
       headers,
       ...(req.form ? { form: req.form } : {}),
       ...(req.searchParams ? { searchParams: req.searchParams } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
       timeout: { request: req.timeoutMs },
       retry: { limit: 0 },
       followRedirect: false,
-      responseType: 'json',
-    }).json<T>();
+      throwHttpErrors: false,
+      // No Accept-Encoding is sent and nothing is inflated: the byte count below is what is held.
+      decompress: false,
+      responseType: 'buffer',
+    });
+    // got's documented way to bound a download: cancel from the progress events (Content-Length first).
+    // https://github.com/sindresorhus/got/blob/main/documentation/examples/advanced-creation.js
+    request.on('downloadProgress', ({ transferred, total }) => {
+      if (transferred > maxBytes || (total !== undefined && total > maxBytes)) {
+        tooLarge = true;
+        request.cancel();
+      }
+    });
+    const response = await request;
+    const status = response.statusCode;
+    if (status >= 300 && status < 400)
+      throw new OAuthError(
+        'invalid',
+        `The endpoint answered with a redirect (HTTP ${status}), which is not followed`,
+        undefined,
+        status,
+      );
+    const body = parseJson(response.body);
+    if (status >= 400) throw classifyTokenError(status, body, req);
+    // A maintenance page or a proxy's answer in place of JSON: tried again later, like an outage.
+    if (!body || typeof body !== 'object')
+      throw new OAuthError('transient', `The endpoint did not answer a JSON object (HTTP ${status})`);
     // TikTok and Slack can answer 200 with an error object.
     const { code } = errorCodeOf(body);
     const b = body as Record<string, unknown>;
@@ -122,26 +175,12 @@ export async function jsonRequest<T = Record<string, unknown>>(req: TJsonRequest
       throw classifyTokenError(400, body, req);
     if (code && typeof b.error === 'object' && (b.error as Record<string, unknown>).code !== 'ok')
       throw classifyTokenError(400, body, req);
-    return body;
+    return body as T;
   } catch (error) {
+    if (tooLarge)
+      throw new OAuthError('invalid', `The endpoint's answer is larger than ${maxBytes} bytes`, 'too_large');
+    if (req.signal?.aborted && !(error instanceof OAuthError))
+      throw new OAuthError('transient', 'The request was abandoned before the endpoint answered');
     throw asOAuthError(error, req);
-  }
-}
-
-/** Bounds a promise from a library without its own timeout (arctic uses fetch without a signal). */
-export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new OAuthError('transient', `The token endpoint did not answer within ${ms} ms`)),
-          ms,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
