@@ -1,0 +1,181 @@
+import type { TPlatform, TPostRecord } from '@sps/core';
+import { JOBS, type TQueues } from '@sps/queue';
+import type { TPublisherContext } from './context.js';
+import { startDuePost, takeTwitterAllowance } from './due-post.js';
+
+/**
+ * A scheduled post read and checked ahead of its due time by this process (the prepare job): at the due
+ * second it is started from here, so the work left then is one batched version check, one batched start
+ * statement and the publish job. What was read ahead is trusted only while it is still true: the start
+ * statement requires the post's `updated_at` unchanged (an edit, an unschedule or a delete makes it fall
+ * back to the ordinary path), and each account's `is_active` and `credentials_version` are read again
+ * first (a disconnect, reconnect or token refresh does the same).
+ */
+export interface TPreparedPost {
+  post: TPostRecord;
+  dueAt: number;
+  /** The account each network publishes with. */
+  accounts: Partial<Record<TPlatform, string>>;
+  /** The credentials version of each of those accounts when the post was prepared. */
+  versions: Record<string, number>;
+  /** Whether its twitter publish takes from the monthly allowance (Variant A), and the owner's plan. */
+  owner: { counts: boolean; accountId: string; plan: string };
+}
+
+export interface TPreparedPosts {
+  /** False once the process is stopping: the post is then left to its schedule job. */
+  add(prepared: TPreparedPost): boolean;
+  /** How many posts wait for their due time here. */
+  size(): number;
+  /** Stops the timers; answers the posts that were not started (their backstop must fire on time). */
+  close(): Promise<TPreparedPost[]>;
+}
+
+/** Publish jobs added in the same turn go to Redis in one `addBulk` (thousands start in the same second). */
+function publishEnqueuer(queues: TQueues) {
+  let pending: { postId: string; attempt: number; done: (error?: unknown) => void }[] = [];
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    queues.publish
+      .addBulk(
+        batch.map(({ postId, attempt }) => {
+          const payload = JOBS.publish.payload.parse({ postId, attempt });
+          return {
+            name: 'publish',
+            data: payload,
+            opts: { ...JOBS.publish.options, jobId: JOBS.publish.jobId(payload) },
+          };
+        }),
+      )
+      .then(
+        () => {
+          for (const item of batch) item.done();
+        },
+        (error: unknown) => {
+          for (const item of batch) item.done(error);
+        },
+      );
+  };
+  return (postId: string, attempt: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ postId, attempt, done: (error) => (error === undefined ? resolve() : reject(error)) });
+    });
+}
+
+export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): TPreparedPosts {
+  const byPost = new Map<string, TPreparedPost>();
+  const timers = new Map<number, NodeJS.Timeout>();
+  const inFlight = new Set<Promise<unknown>>();
+  const enqueue = publishEnqueuer(ctx.queues);
+  const full = ctx as TPublisherContext;
+  let closed = false;
+
+  /** The ordinary path, on what PostgreSQL holds now (as the schedule job would do it). */
+  async function fallback(prepared: TPreparedPost): Promise<string> {
+    const found = await ctx.posts.findForWorker(prepared.post.id);
+    if (!found || found.deletedAt) return 'post_gone';
+    const { post } = found;
+    if (post.status !== 'scheduled' || post.scheduledFor?.getTime() !== prepared.dueAt) return 'stale';
+    return startDuePost(full, post, 'scheduled', true);
+  }
+
+  async function start(prepared: TPreparedPost): Promise<string> {
+    const { post } = prepared;
+    const ids = Object.keys(prepared.versions);
+    const current = await Promise.all(ids.map((id) => ctx.publishing.accountVersion(id)));
+    const unchanged = current.every(
+      (v, i) => v?.isActive === true && v.credentialsVersion === prepared.versions[ids[i] as string],
+    );
+    if (!unchanged) return fallback(prepared);
+    const allowance = await takeTwitterAllowance(full, post, prepared.owner);
+    if (allowance.refused && post.platforms.length === 1) {
+      await allowance.release?.().catch(() => undefined);
+      return fallback(prepared);
+    }
+    const outcome = await ctx.publishing
+      .begin({
+        accountId: post.accountId,
+        postId: post.id,
+        from: ['scheduled'],
+        accounts: prepared.accounts,
+        clearQueue: true,
+        expectUpdatedAt: post.updatedAt,
+        ...(allowance.refused
+          ? { preFailed: { twitter: { error: allowance.refused, errorKind: 'quota_exceeded' } } }
+          : {}),
+      })
+      .catch(async (error: unknown) => {
+        await allowance.release?.().catch(() => undefined);
+        throw error;
+      });
+    if (outcome.kind !== 'started') {
+      await allowance.release?.().catch(() => undefined);
+      // Edited since it was prepared: the ordinary path reads it again. Otherwise it was deleted,
+      // published early, or started by the backstop: nothing to do.
+      return outcome.kind === 'changed' ? fallback(prepared) : 'skipped';
+    }
+    // Should Redis fail here, the post is `publishing` without a job: the reconciler's stuck check
+    // gives it one (as when a schedule job's enqueue fails after its start).
+    await enqueue(post.id, outcome.attempt);
+    return 'started';
+  }
+
+  function fire(dueAt: number) {
+    timers.delete(dueAt);
+    const wait = dueAt - Date.now();
+    // A timer may fire a millisecond early: a post never goes out before its time.
+    if (wait > 0) return arm(dueAt, wait);
+    const due = [...byPost.values()].filter((p) => p.dueAt === dueAt);
+    for (const p of due) byPost.delete(p.post.id);
+    for (const prepared of due) {
+      const run = start(prepared)
+        .catch(async (error: unknown) => {
+          ctx.logger.warn(
+            { postId: prepared.post.id, err: (error as Error).message },
+            'prepared start failed; the schedule job will start the post',
+          );
+          await restoreBackstop(ctx.queues, prepared.post.id, prepared.dueAt).catch(() => undefined);
+        })
+        .finally(() => inFlight.delete(run));
+      inFlight.add(run);
+    }
+  }
+
+  function arm(dueAt: number, wait: number) {
+    const timer = setTimeout(() => fire(dueAt), Math.min(wait, 2 ** 31 - 1));
+    timers.set(dueAt, timer);
+  }
+
+  return {
+    add(prepared) {
+      if (closed) return false;
+      byPost.set(prepared.post.id, prepared);
+      if (!timers.has(prepared.dueAt)) arm(prepared.dueAt, Math.max(0, prepared.dueAt - Date.now()));
+      return true;
+    },
+    size: () => byPost.size,
+    async close() {
+      closed = true;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      await Promise.allSettled([...inFlight]);
+      const left = [...byPost.values()];
+      byPost.clear();
+      return left;
+    },
+  };
+}
+
+/**
+ * Brings a post's backstop schedule job forward to its due time (at once when that has passed): the post
+ * was not prepared after all, or this process stops before starting it.
+ */
+export async function restoreBackstop(queues: TQueues, postId: string, dueAt: number): Promise<void> {
+  const job = await queues.schedule.getJob(JOBS.schedule.jobId({ postId, dueAt }));
+  if (!job || !(await job.isDelayed())) return;
+  const wait = dueAt - Date.now();
+  if (wait > 0) await job.changeDelay(wait);
+  else await job.promote();
+}

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { secretBox } from '@sps/core';
+import { createSocialAccountRepository } from '@sps/db';
+import type { TRunningSim } from '@sps/network-sim';
+import { JOBS, SCHEDULE_BACKSTOP_MS } from '@sps/queue';
+import request from 'supertest';
+import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
+import { waitUntil } from './support.js';
+
+// Scheduled posts are prepared ahead of their due time (prepare job) and started from the preparing
+// process's memory at the due second. What was read ahead must never be published stale: an edit, a
+// delete, a disconnect or a token refresh after the post was prepared wins, and a publisher that stops
+// hands its prepared posts back to their schedule jobs.
+
+describe('prepared scheduled posts', () => {
+  let api: TTestApi;
+  let sim: TRunningSim;
+
+  beforeAll(async () => {
+    api = await startTestApi({ publisher: true });
+    sim = api.sim!;
+  });
+  afterAll(() => api.close());
+
+  async function tenant() {
+    const { apiKey, accountId } = await api.account('pro');
+    const socialAccountId = await api.connect(accountId, 'twitter', `prep-${accountId.slice(0, 8)}`);
+    return { apiKey, accountId, socialAccountId };
+  }
+
+  async function schedule(apiKey: string, content: string, due: string): Promise<string> {
+    const res = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(apiKey))
+      .send({ content, platforms: ['twitter'], scheduled_for: due });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  }
+
+  const received = (text: string) => sim.sim.postsOf('twitter').filter((p) => p.text === text);
+  const post = (id: string) => api.db.post.findUnique({ where: { id }, include: { targets: true } });
+  const final = async (ids: string[]) =>
+    (await api.db.post.count({ where: { id: { in: ids }, status: { in: ['published', 'failed'] } } })) ===
+    ids.length;
+
+  it('starts an untouched post at its due time and honours edits, deletes, disconnects and token refreshes made after preparing', async () => {
+    const [plain, edited, deleted, disconnected, refreshed] = await Promise.all([
+      tenant(),
+      tenant(),
+      tenant(),
+      tenant(),
+      tenant(),
+    ]);
+    const dueAt = Date.now() + 4_000;
+    const due = new Date(dueAt).toISOString();
+    const ids = {
+      plain: await schedule(plain.apiKey, `prep plain ${dueAt}`, due),
+      edited: await schedule(edited.apiKey, `prep before edit ${dueAt}`, due),
+      deleted: await schedule(deleted.apiKey, `prep deleted ${dueAt}`, due),
+      disconnected: await schedule(disconnected.apiKey, `prep disconnected ${dueAt}`, due),
+      refreshed: await schedule(refreshed.apiKey, `prep refreshed ${dueAt}`, due),
+    };
+    // All five are due within the minute, so their prepare jobs run at once.
+    await waitUntil(
+      'the posts to be prepared',
+      async () => api.publisher!.context.prepared.size() === 5,
+      3_000,
+    );
+
+    const put = await request(api.app)
+      .put(`/v1/posts/${ids.edited}`)
+      .set(bearer(edited.apiKey))
+      .send({ content: `prep after edit ${dueAt}` });
+    expect(put.status).toBe(200);
+    expect(
+      (await request(api.app).delete(`/v1/posts/${ids.deleted}`).set(bearer(deleted.apiKey))).status,
+    ).toBe(204);
+    const socialAccounts = createSocialAccountRepository(api.db);
+    await socialAccounts.disconnect(disconnected.accountId, disconnected.socialAccountId, 'manual');
+    // A token refresh as the token repository stores one: new sealed credentials, version bumped.
+    await api.db.socialAccount.update({
+      where: { id: refreshed.socialAccountId },
+      data: {
+        credentialsEncrypted: secretBox.seal(
+          JSON.stringify({ token: 'token-after-refresh' }),
+          api.env.encryptionKey,
+        ),
+        credentialsVersion: { increment: 1 },
+      },
+    });
+    expect(Date.now()).toBeLessThan(dueAt);
+
+    const live = [ids.plain, ids.edited, ids.disconnected, ids.refreshed];
+    await waitUntil('the posts to be final', () => final(live), 20_000);
+
+    // Untouched: published once, not before its time, started by the prepared path (the backstop
+    // schedule job is still waiting for due + SCHEDULE_BACKSTOP_MS).
+    const plainPost = await post(ids.plain);
+    expect(plainPost?.status).toBe('published');
+    expect(plainPost!.publishedAt!.getTime()).toBeGreaterThanOrEqual(dueAt);
+    expect(received(`prep plain ${dueAt}`)).toHaveLength(1);
+    expect(Date.parse(received(`prep plain ${dueAt}`)[0]!.at)).toBeGreaterThanOrEqual(dueAt);
+    const backstop = await api.queues.schedule.getJob(JOBS.schedule.jobId({ postId: ids.plain, dueAt }));
+    expect(await backstop?.getState()).toBe('delayed');
+    expect(backstop!.timestamp + backstop!.opts.delay!).toBeGreaterThanOrEqual(
+      dueAt + SCHEDULE_BACKSTOP_MS - 1_000,
+    );
+
+    // Edited after preparing: the edited text goes out, the prepared one never does.
+    expect((await post(ids.edited))?.status).toBe('published');
+    expect(received(`prep after edit ${dueAt}`)).toHaveLength(1);
+    expect(received(`prep before edit ${dueAt}`)).toHaveLength(0);
+
+    // Deleted after preparing: nothing is sent.
+    expect(received(`prep deleted ${dueAt}`)).toHaveLength(0);
+    expect(await post(ids.deleted)).toBeNull();
+
+    // Disconnected after preparing: the ordinary checks run again and fail the post without sending.
+    const failed = await post(ids.disconnected);
+    expect(failed?.status).toBe('failed');
+    // The ordinary path's reason (checked before anything starts), not the publish job's "no longer connected".
+    expect(failed?.targets[0]?.error).toMatch(/No active twitter account is connected/);
+    expect(failed?.targets[0]?.errorKind).toBe('rejected');
+    expect(received(`prep disconnected ${dueAt}`)).toHaveLength(0);
+
+    // Refreshed after preparing: sent once, with the new token.
+    expect((await post(ids.refreshed))?.status).toBe('published');
+    expect(received(`prep refreshed ${dueAt}`)).toHaveLength(1);
+    const call = sim.sim.requests.find(
+      (r) => r.path.endsWith('/2/tweets') && (r.body as { text?: string }).text === `prep refreshed ${dueAt}`,
+    );
+    expect(call?.headers.authorization).toBe('Bearer token-after-refresh');
+  }, 60_000);
+
+  it('a publisher that stops before the due time hands its prepared posts back to their schedule jobs', async () => {
+    const { apiKey } = await tenant();
+    const dueAt = Date.now() + 5_000;
+    const id = await schedule(apiKey, `prep handed back ${dueAt}`, new Date(dueAt).toISOString());
+    await waitUntil(
+      'the post to be prepared',
+      async () => api.publisher!.context.prepared.size() === 1,
+      3_000,
+    );
+
+    const stoppedAt = Date.now();
+    await api.stopPublisher();
+    // The backstop now fires at the due time rather than SCHEDULE_BACKSTOP_MS later.
+    const job = await api.queues.schedule.getJob(JOBS.schedule.jobId({ postId: id, dueAt }));
+    expect(await job?.getState()).toBe('delayed');
+    // Its delay was set again from the stop (it was due + SCHEDULE_BACKSTOP_MS from its creation).
+    expect(job!.delay).toBeLessThanOrEqual(dueAt - stoppedAt);
+
+    await api.startPublisher();
+    await waitUntil('the post to be published', () => final([id]), SCHEDULE_BACKSTOP_MS / 2);
+    const done = await post(id);
+    expect(done?.status).toBe('published');
+    expect(done!.publishedAt!.getTime()).toBeGreaterThanOrEqual(dueAt);
+    expect(received(`prep handed back ${dueAt}`)).toHaveLength(1);
+    expect((await api.queues.schedule.getJob(job!.id!))?.returnvalue).toMatchObject({ status: 'started' });
+  }, 60_000);
+});
