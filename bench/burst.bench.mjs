@@ -188,17 +188,31 @@ for (const scenario of SCENARIOS) {
     publishers.push(await startApp('publisher', 'publisher started', env));
   const webhooks = await startApp('webhooks', 'webhooks started', env);
   const processes = [
+    ['simulator', sim.pid],
     ['api', api.pid],
     ...publishers.map((p, i) => [`publisher ${i + 1}`, p.pid]),
     ['webhooks', webhooks.pid],
   ];
-  const snapshot = () => Object.fromEntries(processes.map(([name, pid]) => [name, procStats(pid)]));
+  const monitor = new pg.Client({ connectionString: url });
+  await monitor.connect();
+  /** CPU and peak RSS of each process, plus the PostgreSQL backends serving this database (summed). */
+  const snapshot = async () => {
+    const stats = Object.fromEntries(processes.map(([name, pid]) => [name, procStats(pid)]));
+    const { rows } = await monitor.query(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    stats.backends = Object.fromEntries(rows.map((r) => [r.pid, procStats(r.pid)?.cpu ?? 0]));
+    return stats;
+  };
+  /** CPU seconds the backends spent between two snapshots (a backend that appeared in between counts from 0). */
+  const backendCpu = (a, b) =>
+    Object.entries(b.backends).reduce((sum, [pid, cpu]) => sum + cpu - (a.backends[pid] ?? 0), 0);
 
   const tag = randomBytes(3).toString('hex');
   const due = Math.ceil((Date.now() + leadMs(POSTS)) / 1000) * 1000;
   const dueIso = new Date(due).toISOString();
   const ids = new Array(POSTS);
-  const before = snapshot();
+  const before = await snapshot();
   const createStarted = Date.now();
   await pool(POSTS, CONNECTIONS, async (i) => {
     const tenant = tenants[i % ACCOUNTS];
@@ -217,7 +231,7 @@ for (const scenario of SCENARIOS) {
     ).id;
   });
   const created = Date.now();
-  const afterCreate = snapshot();
+  const afterCreate = await snapshot();
   console.log(
     `created ${POSTS} scheduled posts in ${fmt((created - createStarted) / 1000, 1)} s; due ${fmt((due - created) / 1000, 1)} s later`,
   );
@@ -227,6 +241,13 @@ for (const scenario of SCENARIOS) {
   // Until every post is final (published or failed).
   const sql = new pg.Client({ connectionString: url });
   await sql.connect();
+  let atDue = null;
+  const dueTimer = setTimeout(
+    async () => {
+      atDue = await snapshot();
+    },
+    Math.max(0, due - Date.now()),
+  );
   const deadline = due + 600_000;
   let final;
   for (;;) {
@@ -244,7 +265,11 @@ for (const scenario of SCENARIOS) {
     }
     await sleep(Date.now() < due ? 500 : 100);
   }
-  const afterBurst = snapshot();
+  const burstEnded = Date.now();
+  clearTimeout(dueTimer);
+  const afterBurst = await snapshot();
+  atDue ??= afterCreate;
+  await monitor.end();
   await sql.end();
 
   // What the network received: each post's marker, when.
@@ -287,23 +312,31 @@ for (const scenario of SCENARIOS) {
     `exactly once: ${seen.size}/${POSTS} received, ${missing} missing, ${twice} received more than once; ${final.published}/${POSTS} published in PostgreSQL`,
   );
   console.log(
-    'process'.padEnd(14),
-    'cpu s (create)'.padStart(15),
-    'cpu s (burst)'.padStart(14),
+    `CPU seconds while the posts were created, until the due second (prepare), and from then until the last was final (${fmt((burstEnded - due) / 1000, 1)} s):`,
+  );
+  console.log(
+    'process'.padEnd(26),
+    'create'.padStart(8),
+    'prepare'.padStart(8),
+    'burst'.padStart(8),
     'peak RSS MiB'.padStart(13),
   );
+  const cpu = (a, b) => (a && b ? b.cpu - a.cpu : Number.NaN);
   for (const [name] of processes) {
-    const a = before[name];
-    const b = afterCreate[name];
-    const c = afterBurst[name];
     console.log(
-      name.padEnd(14),
-      fmt(b && a ? b.cpu - a.cpu : Number.NaN, 2).padStart(15),
-      fmt(c && b ? c.cpu - b.cpu : Number.NaN, 2).padStart(14),
-      fmt(c?.peakRssMiB ?? Number.NaN).padStart(13),
+      name.padEnd(26),
+      fmt(cpu(before[name], afterCreate[name]), 2).padStart(8),
+      fmt(cpu(afterCreate[name], atDue[name]), 2).padStart(8),
+      fmt(cpu(atDue[name], afterBurst[name]), 2).padStart(8),
+      fmt(afterBurst[name]?.peakRssMiB ?? Number.NaN).padStart(13),
     );
   }
-
+  console.log(
+    'postgres (this database)'.padEnd(26),
+    fmt(backendCpu(before, afterCreate), 2).padStart(8),
+    fmt(backendCpu(afterCreate, atDue), 2).padStart(8),
+    fmt(backendCpu(atDue, afterBurst), 2).padStart(8),
+  );
   await Promise.all([...publishers.map((p) => p.stop()), webhooks.stop(), api.stop()]);
   const redis = new Redis(REDIS_URL);
   const keys = await redis.keys(`*${prefix}*`);

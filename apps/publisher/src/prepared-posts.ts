@@ -1,7 +1,19 @@
 import type { TPlatform, TPostRecord } from '@sps/core';
 import { JOBS, type TQueues } from '@sps/queue';
+import type { Job } from 'bullmq';
 import type { TPublisherContext } from './context.js';
 import { startDuePost, takeTwitterAllowance } from './due-post.js';
+import { processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
+
+/**
+ * Prepared posts started at the same second are published by this process directly, this many at once
+ * (the rest wait their turn); a publish job would add two Redis scripts and a re-read per post.
+ */
+export const PREPARED_PUBLISH_CONCURRENCY = 200;
+/** Due posts started together: one chunk's version checks and starts are a few statements of 100 posts. */
+const START_CHUNK = 500;
+/** Below this stuck threshold the reconciler could take a live in-process publish for a lost one. */
+const MIN_STUCK_AFTER_FOR_DIRECT_MS = 10_000;
 
 /**
  * A scheduled post read and checked ahead of its due time by this process (the prepare job): at the due
@@ -81,6 +93,62 @@ export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): T
     return startDuePost(full, post, 'scheduled', true);
   }
 
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const roomWaiters: (() => void)[] = [];
+  function track(work: Promise<unknown>) {
+    const tracked = work.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  }
+  async function slot<T>(work: () => Promise<T>): Promise<T> {
+    if (running >= PREPARED_PUBLISH_CONCURRENCY) await new Promise<void>((go) => waiting.push(go));
+    running += 1;
+    try {
+      return await work();
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+      if (waiting.length <= START_CHUNK) for (const go of roomWaiters.splice(0)) go();
+    }
+  }
+
+  /**
+   * The publish job's processor, run here without the job: the same re-read, write-ahead, results and
+   * finalize. A network that asks for a retry gets the ordinary publish job, delayed as its backoff says.
+   * While it runs the post is touched, so the reconciler never takes it for one whose job was lost.
+   */
+  async function publishHere(postId: string, attempt: number): Promise<void> {
+    const payload = JOBS.publish.payload.parse({ postId, attempt });
+    const job = {
+      id: `prepared-${postId}-${attempt}`,
+      data: payload,
+      attemptsMade: 0,
+      opts: { attempts: JOBS.publish.options.attempts },
+      timestamp: Date.now(),
+    } as unknown as Job;
+    await slot(async () => {
+      const heartbeat = setInterval(
+        () => void ctx.publishing.touch(postId).catch(() => undefined),
+        ctx.options.stuckAfterMs / 3,
+      );
+      try {
+        await processPublish(full, job);
+      } catch (error) {
+        const delay =
+          error instanceof RetryLaterError
+            ? publishBackoff(ctx.options.backoffBaseMs)(1, 'custom', error)
+            : ctx.options.backoffBaseMs;
+        await ctx.queues.publish.add('publish', payload, {
+          ...JOBS.publish.options,
+          jobId: JOBS.publish.jobId(payload),
+          delay,
+        });
+      } finally {
+        clearInterval(heartbeat);
+      }
+    });
+  }
+
   async function start(prepared: TPreparedPost): Promise<string> {
     const { post } = prepared;
     const ids = Object.keys(prepared.versions);
@@ -116,9 +184,16 @@ export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): T
       // published early, or started by the backstop: nothing to do.
       return outcome.kind === 'changed' ? fallback(prepared) : 'skipped';
     }
-    // Should Redis fail here, the post is `publishing` without a job: the reconciler's stuck check
-    // gives it one (as when a schedule job's enqueue fails after its start).
-    await enqueue(post.id, outcome.attempt);
+    // Should this process die (or Redis fail) from here on, the post is `publishing` without a job: the
+    // reconciler's stuck check gives it one (as after a schedule job's enqueue fails after its start).
+    if (ctx.options.stuckAfterMs < MIN_STUCK_AFTER_FOR_DIRECT_MS) await enqueue(post.id, outcome.attempt);
+    else
+      track(
+        publishHere(post.id, outcome.attempt).catch((error: unknown) =>
+          // The publish job could not be added either: the reconciler's stuck check will.
+          ctx.logger.warn({ postId: post.id, err: (error as Error).message }, 'prepared publish failed'),
+        ),
+      );
     return 'started';
   }
 
@@ -129,18 +204,32 @@ export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): T
     if (wait > 0) return arm(dueAt, wait);
     const due = [...byPost.values()].filter((p) => p.dueAt === dueAt);
     for (const p of due) byPost.delete(p.post.id);
-    for (const prepared of due) {
-      const run = start(prepared)
-        .catch(async (error: unknown) => {
-          ctx.logger.warn(
-            { postId: prepared.post.id, err: (error as Error).message },
-            'prepared start failed; the schedule job will start the post',
+    // In chunks, so that the first posts go out while later ones are still being started, and posts
+    // started but not yet publishing stay few (each chunk is five statements of 100 posts).
+    track(
+      (async () => {
+        for (let i = 0; i < due.length; i += START_CHUNK) {
+          while (waiting.length > START_CHUNK) await new Promise<void>((go) => roomWaiters.push(go));
+          if (closed) {
+            // Stopping: the rest go back to their schedule jobs, which fire at once.
+            for (const left of due.slice(i))
+              await restoreBackstop(ctx.queues, left.post.id, left.dueAt).catch(() => undefined);
+            return;
+          }
+          await Promise.all(
+            due.slice(i, i + START_CHUNK).map((prepared) =>
+              start(prepared).catch(async (error: unknown) => {
+                ctx.logger.warn(
+                  { postId: prepared.post.id, err: (error as Error).message },
+                  'prepared start failed; the schedule job will start the post',
+                );
+                await restoreBackstop(ctx.queues, prepared.post.id, prepared.dueAt).catch(() => undefined);
+              }),
+            ),
           );
-          await restoreBackstop(ctx.queues, prepared.post.id, prepared.dueAt).catch(() => undefined);
-        })
-        .finally(() => inFlight.delete(run));
-      inFlight.add(run);
-    }
+        }
+      })(),
+    );
   }
 
   function arm(dueAt: number, wait: number) {
@@ -160,7 +249,8 @@ export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): T
       closed = true;
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
-      await Promise.allSettled([...inFlight]);
+      // Publishes started meanwhile are tracked too: wait until none is left.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
       const left = [...byPost.values()];
       byPost.clear();
       return left;

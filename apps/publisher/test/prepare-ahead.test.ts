@@ -132,6 +132,31 @@ describe('prepared scheduled posts', () => {
     expect(call?.headers.authorization).toBe('Bearer token-after-refresh');
   }, 60_000);
 
+  it('a prepared post whose network asks for a retry continues as an ordinary publish job and goes out once', async () => {
+    const { apiKey } = await tenant();
+    const dueAt = Date.now() + 3_000;
+    const text = `prep retried ${dueAt}`;
+    const id = await schedule(apiKey, text, new Date(dueAt).toISOString());
+    await waitUntil(
+      'the post to be prepared',
+      async () => api.publisher!.context.prepared.size() === 1,
+      3_000,
+    );
+    sim.sim.addFault({ platform: 'twitter', kind: 'server_error', remaining: 1, pathIncludes: '/2/tweets' });
+
+    await waitUntil('the post to be final', () => final([id]), 20_000);
+    expect((await post(id))?.status).toBe('published');
+    expect(received(text)).toHaveLength(1);
+    // The first try ran in the preparing process; the retry was the publish job of the same attempt.
+    const attempt = (await post(id))!.publishAttempt;
+    const job = await api.queues.publish.getJob(JOBS.publish.jobId({ postId: id, attempt }));
+    expect(await job?.getState()).toBe('completed');
+    const calls = sim.sim.requests.filter(
+      (r) => r.path.endsWith('/2/tweets') && (r.body as { text?: string }).text === text,
+    );
+    expect(calls).toHaveLength(2);
+  }, 60_000);
+
   it('a publisher that stops before the due time hands its prepared posts back to their schedule jobs', async () => {
     const { apiKey } = await tenant();
     const dueAt = Date.now() + 5_000;
@@ -157,5 +182,57 @@ describe('prepared scheduled posts', () => {
     expect(done!.publishedAt!.getTime()).toBeGreaterThanOrEqual(dueAt);
     expect(received(`prep handed back ${dueAt}`)).toHaveLength(1);
     expect((await api.queues.schedule.getJob(job!.id!))?.returnvalue).toMatchObject({ status: 'started' });
+  }, 60_000);
+});
+
+describe('a prepared post published in-process while its network is slow', () => {
+  let api: TTestApi;
+
+  beforeAll(async () => {
+    // The reconciler runs every half second and takes a post untouched for 10 s for one whose job was lost.
+    api = await startTestApi({
+      publisher: true,
+      stuckAfterMs: 10_000,
+      reconcileEveryMs: 500,
+      networkTimeoutMs: 20_000,
+    });
+  });
+  afterAll(() => api.close());
+
+  it('is touched while it runs, so the reconciler never sends it a second time', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    await api.connect(accountId, 'twitter');
+    const dueAt = Date.now() + 3_000;
+    const text = `prep slow ${dueAt}`;
+    const res = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(apiKey))
+      .send({ content: text, platforms: ['twitter'], scheduled_for: new Date(dueAt).toISOString() });
+    expect(res.status).toBe(201);
+    const id = res.body.id as string;
+    await waitUntil(
+      'the post to be prepared',
+      async () => api.publisher!.context.prepared.size() === 1,
+      3_000,
+    );
+    // Longer than the stuck threshold.
+    api.sim!.sim.addFault({ platform: 'twitter', kind: 'slow', delayMs: 13_000, remaining: 1 });
+
+    await waitUntil(
+      'the post to be final',
+      async () =>
+        (await api.db.post.findUniqueOrThrow({ where: { id } })).status !== 'publishing' &&
+        (await api.db.post.findUniqueOrThrow({ where: { id } })).status !== 'scheduled',
+      40_000,
+      200,
+    );
+    const done = await api.db.post.findUniqueOrThrow({ where: { id }, include: { targets: true } });
+    expect(done.status).toBe('published');
+    expect(done.targets.map((t) => t.status)).toEqual(['succeeded']);
+    expect(api.sim!.sim.postsOf('twitter').filter((p) => p.text === text)).toHaveLength(1);
+    // No publish job was ever made for it: the reconciler left the live publish alone.
+    expect(
+      await api.queues.publish.getJob(JOBS.publish.jobId({ postId: id, attempt: done.publishAttempt })),
+    ).toBeUndefined();
   }, 60_000);
 });
