@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEVELOPMENT_KEY_WARNING } from '@sps/core';
 import { createDb } from '@sps/db';
 import { Redis } from 'ioredis';
 import { COMMANDS, OPTION_NAMES, UsageError } from './commands.js';
@@ -84,7 +85,11 @@ async function main(): Promise<void> {
       },
       parsed.values as Record<string, string | undefined>,
     );
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    // Sealing with the development key is said in the one JSON answer (stderr carries only errors).
+    const sealed = command === 'social connect';
+    const output =
+      sealed && env.usesDevelopmentKey ? { ...result, warning: DEVELOPMENT_KEY_WARNING } : result;
+    process.stdout.write(`${JSON.stringify(output)}\n`);
     await db.$disconnect();
     process.exit(0);
   } catch (error) {

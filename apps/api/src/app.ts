@@ -60,7 +60,26 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const accountsRepo = createAccountRepository(db);
   const settings = createSettingsRepository(db);
-  const verifier = new ApiKeyVerifier(accountsRepo, env.API_KEY_CACHE_TTL, logger);
+  const metrics = createApiMetrics(queues);
+  const verifier = new ApiKeyVerifier(
+    accountsRepo,
+    {
+      ttlMs: env.API_KEY_CACHE_TTL,
+      // A quarter of the pool at most for keys nobody has verified lately: a flood of made-up keys waits
+      // for its turn there, while requests with known keys keep the rest.
+      lookupConcurrency: Math.floor(env.DB_POOL_MAX / 4),
+      failures: new WindowLimiter(
+        redis,
+        `${env.QUEUE_PREFIX}:rl:auth-failures`,
+        env.AUTH_FAILURES_PER_MINUTE,
+        Math.max(1, Math.round(60 * env.RATE_LIMIT_WINDOW_SCALE)),
+        logger,
+      ),
+      onLookup: (outcome) => metrics.keyLookups.inc({ outcome }),
+      onRefused: (reason) => metrics.authRefusals.inc({ reason }),
+    },
+    logger,
+  );
   const postRepository = createPostRepository(db);
   const socialAccounts = createSocialAccountRepository(db);
   const jobs = createPostJobs(queues, logger);
@@ -125,12 +144,13 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     }),
   );
 
-  const metrics = createApiMetrics(queues);
   app.use(metrics.middleware);
-  app.get('/metrics', async (_req, res) => {
-    res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  // Operator routes need ADMIN_TOKEN and are off without it: /metrics names routes, queue depths and
+  // refusal counts, nothing a tenant should read (the workers serve theirs on METRICS_HOST only).
   if (env.ADMIN_TOKEN) {
+    app.get('/metrics', adminAuth(env.ADMIN_TOKEN), async (_req, res) => {
+      res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
     app.use('/admin/queues', adminAuth(env.ADMIN_TOKEN), bullBoardRouter(queues, '/admin/queues'));
   }
 

@@ -13,16 +13,40 @@ import {
   ZDuration,
 } from '@sps/core';
 import { z } from 'zod';
+import { parseTrustProxy } from './http/client-address.js';
 import { parseTiersB, type TTiersB } from './limits-config.js';
 
 const ZApiEnv = ZCommonEnv.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   BODY_LIMIT: z.string().default('1mb'),
-  /** How long a verified API key is trusted without a database lookup; revocations evict at once via Redis. */
-  API_KEY_CACHE_TTL: ZDuration.default(parseDuration('30s')),
+  /**
+   * How long a verified API key is trusted without a database lookup; revocations evict at once via Redis,
+   * and the cache is emptied whenever that subscription reconnects. At most 60 s: it is also how long a
+   * revocation whose message was lost can go unnoticed.
+   */
+  API_KEY_CACHE_TTL: ZDuration.default(parseDuration('30s')).refine((ms) => ms <= 60_000, {
+    message: 'must be at most 60s (a revoked key stays usable that long if its eviction message is lost)',
+  }),
+  /**
+   * Requests with a wrong API key per client address (IPv6 by /64) and minute, on /v1, /api and /mcp; past
+   * it, requests whose key is not already verified are refused with 429 before the database is asked.
+   * Holds with RATE_LIMITS=off too: it protects keys and the database, not capacity.
+   */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
-  TRUST_PROXY: ZBooleanFlag,
+  /** Which proxies' X-Forwarded-For is believed: a hop count or their addresses/CIDRs (client-address.ts). */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      try {
+        return parseTrustProxy(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   WEBHOOK_ALLOW_PRIVATE_URLS: ZBooleanFlag,
   /** Variant A network availability, `platform=live|testing|pending_approval|disabled,...`. */
   NETWORK_AVAILABILITY: z.string().default(DEFAULT_AVAILABILITY_A),
@@ -51,6 +75,7 @@ const ZApiEnv = ZCommonEnv.extend({
 
 export type TApiEnv = z.output<typeof ZApiEnv> & {
   encryptionKey: Buffer;
+  usesDevelopmentKey: boolean;
   networkBaseUrls: ReturnType<typeof networkBaseUrls>;
   availability: ReturnType<typeof parseAvailability>;
   tiersB: TTiersB;

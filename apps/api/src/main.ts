@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { wantsPrettyLogs } from '@sps/core';
+import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
 import { stopOnSignals } from '@sps/ops';
 import { createProducerConnection, createQueues } from '@sps/queue';
@@ -12,11 +12,20 @@ const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'api', {
   pretty: wantsPrettyLogs(env, Boolean(process.stdout.isTTY)),
 });
+if (env.usesDevelopmentKey) {
+  // Loud on purpose: also on stderr whatever LOG_LEVEL says.
+  logger.warn(DEVELOPMENT_KEY_WARNING);
+  process.stderr.write(`\n*** WARNING: ${DEVELOPMENT_KEY_WARNING} ***\n\n`);
+}
 const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 // Producers fail fast when Redis is down (the request answers 503) instead of queueing commands.
 const redis = createProducerConnection(env.REDIS_URL);
 const queues = createQueues(redis, env.QUEUE_PREFIX);
-const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+// Named so an operator (or a test) can find it in CLIENT LIST: the key cache is emptied when it reconnects.
+const subscriber = new Redis(env.REDIS_URL, {
+  maxRetriesPerRequest: null,
+  connectionName: `${env.QUEUE_PREFIX}-key-revocations`,
+});
 redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 subscriber.on('error', (err) => logger.warn({ err: err.message }, 'redis subscriber error'));
 

@@ -63,7 +63,7 @@ describe('Bluesky record keys through the publisher', () => {
     expect(done.platform_results?.bluesky).toMatchObject({ success: true, post_id: records[0]?.remoteId });
   });
 
-  it('a segment a crashed attempt wrote, left `sending`, is sent again and answered with the record it wrote', async () => {
+  it('a segment a crashed attempt wrote, left `sending`, is read back at its record key and not sent again', async () => {
     const m = uniqueMarker('crash');
     const sim = api.sim;
     if (!sim) throw new Error('simulator missing');
@@ -105,9 +105,14 @@ describe('Bluesky record keys through the publisher', () => {
       await api.startPublisher();
       const done = await settleB(api, account.apiKey, post.id, 15_000);
       expect(done.status).toBe('published');
-      expect(done.platform_results?.bluesky).toMatchObject({ success: true, post_id: crashed.remoteId });
-      // Sent again (Bluesky counts as idempotent), refused at the taken key, the record read back: one record.
-      expect(creates(m)).toHaveLength(2);
+      expect(done.platform_results?.bluesky).toEqual({
+        success: true,
+        post_id: crashed.remoteId,
+        post_url: expect.any(String),
+        resolved_by: 'readback',
+      });
+      // Read back at its record key before anything is sent: found, so never sent again. One record.
+      expect(creates(m)).toHaveLength(1);
       expect(simPosts(api, 'bluesky', m)).toHaveLength(1);
     } finally {
       if (!api.publisher) await api.startPublisher();

@@ -175,3 +175,28 @@ describe('dashboard session API', () => {
     expect(Number(right.res.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
+
+describe('dashboard sign-in limit per client address', () => {
+  let api: TTestApi;
+  beforeAll(async () => {
+    // One proxy in front: the client address comes from X-Forwarded-For.
+    api = await startTestApi({ env: { TRUST_PROXY: '1' } });
+  });
+  afterAll(() => api.close());
+
+  it('counts IPv6 clients per /64: 30 attempts from fresh addresses of one prefix, then 429', async () => {
+    const attempt = (i: number, address: string) =>
+      request(api.app)
+        .post('/dashboard/api/session')
+        .set('x-forwarded-for', address)
+        .send({ email: `nobody-${i}@example.com`, password: PASSWORD });
+    for (let i = 0; i < 30; i += 1) {
+      // A fresh address (and e-mail) each time: without the /64 these would be 30 different clients.
+      expect((await attempt(i, `2001:db8:aa:bb:${i.toString(16)}::1`)).status).toBe(401);
+    }
+    const refused = await attempt(30, '2001:db8:aa:bb:ffff::2');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await attempt(31, '2001:db8:aa:bc::1')).status).toBe(401);
+  }, 60_000);
+});

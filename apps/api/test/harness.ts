@@ -61,6 +61,8 @@ export interface TTestApiOptions {
     lockDurationMs?: number;
   };
   backoffBaseMs?: number;
+  /** READBACK_SETTLE of the in-process publisher (default 300 ms: the simulator stores posts at once). */
+  readbackSettleMs?: number;
   networkTimeoutMs?: number;
   /** MEDIA_ALLOW_PRIVATE_URLS of the in-process publisher (default true: test media servers are on loopback). */
   mediaAllowPrivate?: boolean;
@@ -100,6 +102,8 @@ export async function startTestApi(
     // send hundreds of requests. rate-limits-a.test.ts sets the production numbers back explicitly.
     RATE_LIMIT_A_PER_MINUTE: '100000',
     RATE_LIMIT_A_PUBLISH_PER_HOUR: '100000',
+    // Likewise for wrong keys: auth tests send many on purpose. abuse-auth.test.ts sets a real limit.
+    AUTH_FAILURES_PER_MINUTE: '100000',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
     ...(sim
       ? {
@@ -143,6 +147,7 @@ export async function startTestApi(
       encryptionKey: env.encryptionKey,
       concurrency: opts.publisherConcurrency ?? 20,
       backoffBaseMs: opts.backoffBaseMs ?? 50,
+      readbackSettleMs: opts.readbackSettleMs ?? 300,
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
       twitterAllowance: env.twitterAllowance,
       oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },
@@ -165,6 +170,8 @@ export async function startTestApi(
         allowPrivateUrls: o.allowPrivateUrls ?? true,
         deactivateAfter: o.deactivateAfter ?? 10,
         concurrency: o.concurrency ?? 20,
+        ...(o.perWebhookConcurrency ? { perWebhookConcurrency: o.perWebhookConcurrency } : {}),
+        ...(o.perAccountConcurrency ? { perAccountConcurrency: o.perAccountConcurrency } : {}),
         certificateAuthority: o.certificateAuthority,
       },
       dispatchEveryMs: o.dispatchEveryMs ?? 100,

@@ -19,6 +19,7 @@ const CLIENT_DIR = join(ROOT, 'tools/openapi-client');
 const UNDOCUMENTED_PREFIXES = [
   '/mcp', // the MCP server (Streamable HTTP): its tools describe themselves over MCP
   '/admin/queues', // Bull Board's UI, behind ADMIN_TOKEN
+  '/metrics', // Prometheus metrics, behind ADMIN_TOKEN: for operators, not API clients
   '/dashboard', // the dashboard's own session API (cookie + CSRF) and web app; the routers it mounts again are /api's and /v1's
 ];
 

@@ -23,7 +23,7 @@ describe('operator surface', () => {
       .set(bearer(apiKey))
       .send({ content: 'm', platforms: ['twitter'] });
     await request(api.app).get(`/v1/posts/${created.body.id}`).set(bearer(apiKey));
-    const res = await request(api.app).get('/metrics');
+    const res = await request(api.app).get('/metrics').set(bearer(TOKEN));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/plain/);
     expect(res.text).toMatch(
@@ -54,7 +54,21 @@ describe('operator surface', () => {
     expect(page.text).toContain('<html');
   });
 
-  it('turns the board off when ADMIN_TOKEN is unset', async () => {
+  it('turns the board and /metrics off when ADMIN_TOKEN is unset', async () => {
     expect((await request(off.app).get('/admin/queues/api/queues').set(bearer(TOKEN))).status).toBe(404);
+    expect((await request(off.app).get('/metrics').set(bearer(TOKEN))).status).toBe(404);
+  });
+
+  it('guards /metrics with ADMIN_TOKEN: a tenant key or no key gets 401, never the metrics', async () => {
+    const { apiKey } = await api.account('pro');
+    for (const res of [
+      await request(api.app).get('/metrics'),
+      await request(api.app).get('/metrics').set(bearer(apiKey)),
+      await request(api.app).get('/metrics').set(bearer('wrong-token-0123456789')),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(res.text).not.toContain('http_request_duration_seconds');
+    }
+    expect((await request(api.app).get('/metrics').auth('prometheus', TOKEN)).status).toBe(200);
   });
 });

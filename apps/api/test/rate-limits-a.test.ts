@@ -162,34 +162,68 @@ describe('Variant A publishing limit per IP (50 per hour)', () => {
 describe('Variant A client address', () => {
   let plain: TTestApi;
   let proxied: TTestApi;
+  let listed: TTestApi;
   beforeAll(async () => {
-    [plain, proxied] = await Promise.all([
+    [plain, proxied, listed] = await Promise.all([
       startTestApi({ env: { ...PRODUCTION, RATE_LIMIT_A_PER_MINUTE: '3' } }),
-      startTestApi({ env: { ...PRODUCTION, RATE_LIMIT_A_PER_MINUTE: '3', TRUST_PROXY: 'true' } }),
+      // One proxy in front of the API: the client is the last address it appended.
+      startTestApi({ env: { ...PRODUCTION, RATE_LIMIT_A_PER_MINUTE: '3', TRUST_PROXY: '1' } }),
+      // The proxies by address (the test client connects over loopback).
+      startTestApi({ env: { ...PRODUCTION, RATE_LIMIT_A_PER_MINUTE: '3', TRUST_PROXY: 'loopback' } }),
     ]);
   });
-  afterAll(() => Promise.all([plain.close(), proxied.close()]));
+  afterAll(() => Promise.all([plain.close(), proxied.close(), listed.close()]));
 
   const get = (api: TTestApi, forwardedFor: string) =>
     request(api.app).get('/api/posts').set('x-forwarded-for', forwardedFor);
+  const LIMITED = 'Too many requests from your IP address: the limit is 3 per minute';
 
   it('ignores X-Forwarded-For without TRUST_PROXY: a client cannot pick a fresh address per request', async () => {
     for (let i = 1; i <= 3; i += 1) expect((await get(plain, `198.51.100.${i}`)).status).toBe(401);
-    expect429(
-      await get(plain, '198.51.100.4'),
-      'Too many requests from your IP address: the limit is 3 per minute',
-      60,
-    );
+    expect429(await get(plain, '198.51.100.4'), LIMITED, 60);
   });
 
   it('takes the client address from X-Forwarded-For with TRUST_PROXY', async () => {
     for (let i = 1; i <= 3; i += 1) expect((await get(proxied, '203.0.113.7')).status).toBe(401);
-    expect429(
-      await get(proxied, '203.0.113.7'),
-      'Too many requests from your IP address: the limit is 3 per minute',
-      60,
-    );
+    expect429(await get(proxied, '203.0.113.7'), LIMITED, 60);
     expect((await get(proxied, '203.0.113.8')).status).toBe(401);
+  });
+
+  it.each([
+    ['a hop count', () => proxied],
+    ['a list of proxy addresses', () => listed],
+  ])('with %s, addresses the client writes in front of its own are ignored', async (_name, api) => {
+    // TRUST_PROXY=true took the leftmost address, which the client writes itself: a fresh one each time
+    // dodged the limit. The proxy appends the real address last.
+    for (let i = 1; i <= 3; i += 1) {
+      expect((await get(api(), `198.51.100.${i}, 203.0.113.20`)).status).toBe(401);
+    }
+    expect429(await get(api(), '198.51.100.99, 203.0.113.20'), LIMITED, 60);
+  });
+
+  it('counts IPv6 clients per /64: fresh addresses of one prefix share the counter', async () => {
+    for (const host of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:3']) {
+      expect((await get(proxied, host)).status).toBe(401);
+    }
+    expect429(await get(proxied, '2001:db8:1:2:abcd::9'), LIMITED, 60);
+    // The next /64 is another client; an IPv4-mapped address counts as its IPv4 address.
+    expect((await get(proxied, '2001:db8:1:3::1')).status).toBe(401);
+    for (let i = 0; i < 3; i += 1) expect((await get(proxied, '::ffff:192.0.2.77')).status).toBe(401);
+    expect429(await get(proxied, '192.0.2.77'), LIMITED, 60);
+  });
+
+  it('refuses TRUST_PROXY=true, naming the forms that replace it', () => {
+    expect(() => loadEnv({ TRUST_PROXY: 'true' })).toThrow(
+      /TRUST_PROXY: true would trust every hop.*number of proxies.*addresses or CIDRs/,
+    );
+    expect(() => loadEnv({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(/TRUST_PROXY: "10.0.0.0\/33" is not/);
+    expect(loadEnv({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadEnv({ TRUST_PROXY: '10.0.0.0/8, fd00::/8,loopback' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      'fd00::/8',
+      'loopback',
+    ]);
+    expect(loadEnv({}).TRUST_PROXY).toBe(0);
   });
 });
 
@@ -202,7 +236,7 @@ describe('Variant A window and instances', () => {
         ...PRODUCTION,
         RATE_LIMIT_A_PER_MINUTE: '3',
         RATE_LIMIT_WINDOW_SCALE: '0.05',
-        TRUST_PROXY: 'true',
+        TRUST_PROXY: '1',
       },
     });
   });

@@ -44,6 +44,7 @@ describe('API process: graceful shutdown', () => {
         REDIS_URL: api.env.REDIS_URL,
         QUEUE_PREFIX: api.env.QUEUE_PREFIX,
         LOG_LEVEL: 'warn',
+        ADMIN_TOKEN: 'operator-token-shutdown-test',
         PUBLISH_WAIT: `${PUBLISH_WAIT_MS}ms`,
         RATE_LIMIT_A_PER_MINUTE: '100000',
         RATE_LIMIT_A_PUBLISH_PER_HOUR: '100000',
@@ -90,7 +91,9 @@ describe('API process: graceful shutdown', () => {
       const { apiKey, accountId } = await api.account('pro');
       await api.connect(accountId, 'twitter');
 
-      const metrics = await fetch(`${proc.base}/metrics`);
+      const metrics = await fetch(`${proc.base}/metrics`, {
+        headers: { Authorization: 'Bearer operator-token-shutdown-test' },
+      });
       expect(metrics.status).toBe(200);
       const text = await metrics.text();
       expect(

@@ -135,7 +135,7 @@ describe('Variant A posts', () => {
     it('answers {success, posts: []} for an account without posts', async () => {
       const res = await request(api.app).get('/api/posts').set(bearer(other.apiKey));
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, posts: [] });
+      expect(res.body).toEqual({ success: true, posts: [], total: 0, hasMore: false });
     });
 
     it('lists every post newest first', async () => {

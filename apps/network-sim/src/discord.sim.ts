@@ -10,6 +10,15 @@ export const DISCORD_SIM_UPLOAD_LIMIT = 10 * 1024 * 1024;
 
 /** The guild every simulated channel belongs to, except `dm-*` channels (direct messages). */
 const DISCORD_SIM_GUILD_ID = '900000000000000001';
+/** The bot user every simulated bot token speaks for. */
+const SIM_BOT = { id: '900000000000000099', username: 'sps-bot', bot: true };
+/** Snowflakes count milliseconds from the first second of 2015. https://discord.com/developers/docs/reference#snowflakes */
+const DISCORD_EPOCH = 1_420_070_400_000n;
+let increment = 0n;
+function snowflake(ms = Date.now()): string {
+  increment = (increment + 1n) % 4096n;
+  return String(((BigInt(ms) - DISCORD_EPOCH) << 22n) | (1n << 17n) | increment);
+}
 
 /** Discord errors: `{ message, code }` (JSON error codes; 0 for general errors). */
 function discordError(res: Response, status: number, code: number, message: string): void {
@@ -105,7 +114,7 @@ export function registerDiscordSim(router: Router, sim: SimState): void {
       id: `${id}${f.id}`,
       url: `https://cdn.discordapp.com/attachments/${channelId}/${id}${f.id}/${f.filename}`,
     })),
-    author: { id: '900000000000000099', username: 'sps-bot', bot: true },
+    author: SIM_BOT,
     timestamp: new Date().toISOString(),
     nonce: body.nonce,
   });
@@ -137,7 +146,7 @@ export function registerDiscordSim(router: Router, sim: SimState): void {
         return;
       }
     }
-    const id = sim.nextNumericId();
+    const id = snowflake();
     channelOf.set(id, channelId);
     sim.addPost({
       platform: 'discord',
@@ -146,8 +155,57 @@ export function registerDiscordSim(router: Router, sim: SimState): void {
       replyTo: null,
       media: files.length > 0 ? files : (body.embeds ?? []),
       idempotencyKey: body.enforce_nonce ? (body.nonce ?? null) : null,
+      author: channelId,
     });
     answerOrHang(res, () => res.json(messageBody(id, channelId, body, files)));
+  });
+
+  router.get('/users/@me', (_req, res) => {
+    res.json({ ...SIM_BOT, discriminator: '0', global_name: null, avatar: null });
+  });
+
+  /**
+   * Get Channel Messages: `around`/`before`/`after` (one of them) and `limit` 1-100 (50 by default), newest
+   * first; `after` gives the messages right after that id. The nonce is not part of a fetched message.
+   * Needs VIEW_CHANNEL and READ_MESSAGE_HISTORY: a channel named `nohistory-*` answers 50001 Missing Access.
+   * https://discord.com/developers/docs/resources/message#get-channel-messages
+   */
+  router.get('/channels/:channelId/messages', (req, res) => {
+    const channelId = req.params.channelId;
+    if (channelId.startsWith('nohistory')) {
+      discordError(res, 403, 50001, 'Missing Access');
+      return;
+    }
+    const limit = req.query.limit === undefined ? 50 : Number(req.query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      discordError(res, 400, 50035, 'Invalid Form Body: limit must be between 1 and 100.');
+      return;
+    }
+    const anchors = ['around', 'before', 'after'].filter((k) => req.query[k] !== undefined);
+    if (anchors.length > 1) {
+      discordError(res, 400, 50035, 'Invalid Form Body: only one of around, before or after may be given.');
+      return;
+    }
+    const big = (v: unknown) => (typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : null);
+    const after = big(req.query.after);
+    const before = big(req.query.before);
+    const newestFirst = sim.timelineOf('discord', channelId);
+    const picked =
+      after !== null
+        ? newestFirst.filter((p) => BigInt(p.remoteId) > after).slice(-limit)
+        : newestFirst.filter((p) => before === null || BigInt(p.remoteId) < before).slice(0, limit);
+    res.json(
+      picked.map((p) => ({
+        ...messageBody(p.remoteId, channelId, { content: p.text }),
+        attachments: Array.isArray(p.media)
+          ? (p.media as TAttached[])
+              .filter((m) => typeof m.filename === 'string')
+              .map((f) => ({ ...f, id: `${p.remoteId}${f.id}` }))
+          : [],
+        timestamp: p.at,
+        nonce: undefined,
+      })),
+    );
   });
 
   router.get('/channels/:channelId', (req, res) => {

@@ -2,6 +2,8 @@ import type { Request, Router } from 'express';
 import {
   GRAPH_LATEST_VERSION,
   graphError,
+  graphList,
+  graphTime,
   graphVersionAvailable,
   requireGraphToken,
   versionedGraphRouter,
@@ -61,7 +63,23 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
       replyTo,
       media,
       idempotencyKey: null,
+      author: pageId,
     });
+
+  /**
+   * The Page's own published posts, newest first (`message`, `created_time`, `permalink_url`), with Graph
+   * paging and `since`/`until`. https://developers.facebook.com/docs/graph-api/reference/page/published_posts/
+   */
+  api.get('/:pageId/published_posts', (req, res) => {
+    if (!requireGraphToken(req, res)) return;
+    const posts = sim.timelineOf('facebook', req.params.pageId ?? '').filter((p) => p.replyTo === null);
+    graphList(req, res, posts, (p, fields) => ({
+      id: p.remoteId,
+      ...(fields.has('message') && p.text ? { message: p.text } : {}),
+      ...(fields.has('created_time') ? { created_time: graphTime(p.at) } : {}),
+      ...(fields.has('permalink_url') ? { permalink_url: `https://www.facebook.com/${p.remoteId}` } : {}),
+    }));
+  });
 
   api.post('/:pageId/feed', (req, res) => {
     if (!requireGraphToken(req, res)) return;

@@ -1,4 +1,7 @@
+import type { TPlatform } from '@sps/core';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { numericIdOf, simUserOf } from './oauth/oauth-store.js';
+import type { SimState } from './sim-state.js';
 
 // What Meta's Graph APIs (Facebook, Instagram, Threads) answer on errors, shared by their simulators.
 
@@ -106,3 +109,72 @@ export const GRAPH_NOT_READY = {
     },
   },
 } as const;
+
+/**
+ * A Graph list edge (`/{user}/threads`, `/{ig-user}/media`, `/{page}/published_posts`): newest first,
+ * `since`/`until` (Unix seconds) on the creation time, `limit` (25 by default, at most 100) and cursor
+ * paging (`paging.cursors.after`, `paging.next` while more remain).
+ * https://developers.facebook.com/docs/graph-api/results
+ */
+export function graphList<T extends { at: string }>(
+  req: Request,
+  res: Response,
+  items: T[],
+  shape: (item: T, fields: Set<string>) => Record<string, unknown>,
+): void {
+  const seconds = (raw: unknown) => {
+    if (typeof raw !== 'string' || raw === '') return undefined;
+    const n = Number(raw);
+    return Number.isFinite(n) ? n * 1000 : Date.parse(raw);
+  };
+  const since = seconds(req.query.since);
+  const until = seconds(req.query.until);
+  if ((since !== undefined && Number.isNaN(since)) || (until !== undefined && Number.isNaN(until))) {
+    graphError(
+      res,
+      400,
+      100,
+      '(#100) The since and until parameters must be Unix timestamps or strtotime values',
+    );
+    return;
+  }
+  const limit = Math.min(100, Math.max(1, Number(req.query.limit ?? 25) || 25));
+  const after =
+    typeof req.query.after === 'string' ? Number(Buffer.from(req.query.after, 'base64url').toString()) : 0;
+  const fields = new Set(String(req.query.fields ?? 'id').split(','));
+  const matching = items.filter((i) => {
+    const at = Date.parse(i.at);
+    return (since === undefined || at >= since) && (until === undefined || at <= until);
+  });
+  const page = matching.slice(after, after + limit);
+  const cursor = (n: number) => Buffer.from(String(n)).toString('base64url');
+  const more = after + limit < matching.length;
+  res.json({
+    data: page.map((item) => shape(item, fields)),
+    ...(page.length > 0
+      ? {
+          paging: {
+            cursors: { before: cursor(after), after: cursor(after + page.length) },
+            ...(more
+              ? {
+                  next: `${req.protocol}://${req.get('host')}${req.path}?after=${cursor(after + page.length)}`,
+                }
+              : {}),
+          },
+        }
+      : {}),
+  });
+}
+
+/** Graph's timestamps: `2026-04-15T14:30:00+0000`. */
+export const graphTime = (iso: string) => iso.replace(/\.\d{3}Z$/, '+0000');
+
+/** The Graph user a path names: `me` is the token's own user. */
+export function graphUserOf(
+  sim: SimState,
+  platform: TPlatform,
+  req: Request,
+  named: string | undefined,
+): string {
+  return !named || named === 'me' ? numericIdOf(simUserOf(sim, platform, req), 17) : named;
+}

@@ -1,3 +1,4 @@
+export { LINKEDIN_SIM_MEMBER_READ_TOKEN } from './linkedin.sim.js';
 export { OAuthSimStore, oauthStoreOf, SIM_CLIENT_ID, SIM_CLIENT_SECRET } from './oauth/oauth-store.js';
 export { simOAuthEnv } from './oauth/sim-oauth-env.js';
 export { createNetworkSimApp, startNetworkSim, type TRunningSim } from './server.js';

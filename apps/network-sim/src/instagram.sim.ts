@@ -3,6 +3,9 @@ import {
   GRAPH_LATEST_VERSION,
   GRAPH_NOT_READY,
   graphError,
+  graphList,
+  graphTime,
+  graphUserOf,
   graphVersionAvailable,
   versionedGraphRouter,
 } from './graph-sim.js';
@@ -145,6 +148,7 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
       replyTo: null,
       media: fields.media_type === 'CAROUSEL' ? { type: 'CAROUSEL', children: childMedia } : fields,
       idempotencyKey: null,
+      author: graphUserOf(sim, 'instagram', req, req.params.userId),
     });
     published.set(mediaId, { shortcode: `Sim${mediaId.slice(-8)}`, containerId: container.id });
     if (pendingHang) {
@@ -152,6 +156,30 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
       res.locals.hangAfterCreate = true;
     }
     answerOrHang(res, () => res.json({ id: mediaId }));
+  });
+
+  /**
+   * The account's published media, newest first (`caption`, `timestamp`, `permalink`, `media_type`), with
+   * Graph paging and `since`/`until`.
+   * https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media
+   */
+  api.get('/:userId/media', (req, res) => {
+    const author = graphUserOf(sim, 'instagram', req, req.params.userId);
+    graphList(req, res, sim.timelineOf('instagram', author), (p, fields) => {
+      const media = p.media as { type?: string; media_type?: string } | null;
+      const type =
+        media?.type === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : media?.media_type === 'REELS' ? 'VIDEO' : 'IMAGE';
+      const shortcode = published.get(p.remoteId)?.shortcode;
+      return {
+        id: p.remoteId,
+        ...(fields.has('caption') && p.text ? { caption: p.text } : {}),
+        ...(fields.has('timestamp') ? { timestamp: graphTime(p.at) } : {}),
+        ...(fields.has('media_type') ? { media_type: type } : {}),
+        ...(fields.has('permalink') && shortcode
+          ? { permalink: `https://www.instagram.com/p/${shortcode}/` }
+          : {}),
+      };
+    });
   });
 
   api.get('/:id', (req, res) => {

@@ -107,6 +107,14 @@ function contentProblem(content: unknown, assets: TLinkedInAssets): string | nul
   return null;
 }
 
+/**
+ * Reading a member's posts needs r_member_social, a restricted permission LinkedIn grants to few apps (the
+ * service asks for w_member_social only). A bearer token containing this marker stands for one that has
+ * it; every other token is refused the finder with 403 ACCESS_DENIED, as LinkedIn refuses it.
+ * https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api (Permissions)
+ */
+export const LINKEDIN_SIM_MEMBER_READ_TOKEN = 'li-member-read';
+
 export function registerLinkedInSim(router: Router, sim: SimState): void {
   router.use(networkMiddleware(sim, 'linkedin', renderLinkedInError));
   const assets = registerLinkedInAssets(
@@ -143,9 +151,57 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
       replyTo: null,
       media: body.content ?? null,
       idempotencyKey: null,
+      author: body.author,
     });
     // The Posts API answers 201 with an empty body; the new URN is only in the x-restli-id header.
     answerOrHang(res, () => res.status(201).set('x-restli-id', urn).end());
+  });
+
+  /**
+   * Find Posts by Author: `GET /rest/posts?q=author&author={encoded URN}` with `X-RestLi-Method: FINDER`,
+   * `count` (10 by default, at most 100), `start`, `sortBy` CREATED or LAST_MODIFIED; newest first.
+   */
+  router.get('/rest/posts', (req, res) => {
+    if (!requireHeaders(req, res)) return;
+    if (req.query.q !== 'author' || typeof req.query.author !== 'string') {
+      linkedInError(res, 400, 'ILLEGAL_ARGUMENT', 'Invalid query parameters passed to request', 100);
+      return;
+    }
+    if (String(req.headers['x-restli-method'] ?? '').toUpperCase() !== 'FINDER') {
+      linkedInError(res, 400, 'ILLEGAL_ARGUMENT', 'Missing X-RestLi-Method header: FINDER', 100);
+      return;
+    }
+    const author = req.query.author;
+    if (
+      author.startsWith('urn:li:person:') &&
+      !req.headers.authorization?.includes(LINKEDIN_SIM_MEMBER_READ_TOKEN)
+    ) {
+      linkedInError(
+        res,
+        403,
+        'ACCESS_DENIED',
+        `Not enough permissions to access: partnerApiPostsExternal.FINDER-author.${req.headers['linkedin-version']}01`,
+        100,
+      );
+      return;
+    }
+    const count = Math.min(100, Math.max(1, Number(req.query.count ?? 10) || 10));
+    const start = Math.max(0, Number(req.query.start ?? 0) || 0);
+    const posts = sim.timelineOf('linkedin', author);
+    res.json({
+      paging: { start, count, links: [], total: posts.length },
+      elements: posts.slice(start, start + count).map((p) => ({
+        id: p.remoteId,
+        author,
+        commentary: p.text,
+        visibility: 'PUBLIC',
+        lifecycleState: 'PUBLISHED',
+        createdAt: Date.parse(p.at),
+        publishedAt: Date.parse(p.at),
+        lastModifiedAt: Date.parse(p.at),
+        ...(p.media ? { content: p.media } : {}),
+      })),
+    });
   });
 
   router.post('/rest/socialActions/:target/comments', (req, res) => {

@@ -1,4 +1,4 @@
-import { measureText } from '@sps/core';
+import { mastodonTextLength } from '@sps/core';
 import type { Request, Response, Router } from 'express';
 import {
   attachProblem,
@@ -120,7 +120,7 @@ export function registerMastodonSim(router: Router, sim: SimState): void {
       return;
     }
     // StatusLengthValidator counts links as 23 and remote mentions by their local part.
-    if (measureText(body.status ?? '', 'mastodon') > config.maxCharacters) {
+    if (mastodonTextLength(body.status ?? '', config.maxCharacters).length > config.maxCharacters) {
       res
         .status(422)
         .json({ error: `Validation failed: Text character limit of ${config.maxCharacters} exceeded` });

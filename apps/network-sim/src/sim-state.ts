@@ -23,6 +23,8 @@ export interface TSimPost {
   replyTo: string | null;
   media: unknown;
   idempotencyKey: string | null;
+  /** Who wrote it, in the network's id form (the read-back endpoints list a user's or channel's posts). */
+  author?: string;
   deleted: boolean;
   at: string;
 }
@@ -39,7 +41,9 @@ export type TFaultKind =
   /** Wait `delayMs`, then answer normally. */
   | 'slow'
   /** Create the post, then never answer (the caller times out: outcome unknown). */
-  | 'hang_after_create';
+  | 'hang_after_create'
+  /** Take the request and never answer nor store it (the caller times out; nothing landed). */
+  | 'hang';
 
 export interface TFault {
   platform: TPlatform | '*';
@@ -102,6 +106,13 @@ export class SimState {
 
   postsOf(platform?: TPlatform): TSimPost[] {
     return [...this.posts.values()].filter((p) => !platform || p.platform === platform);
+  }
+
+  /** A user's (or channel's) posts on a network that are not deleted, newest first (read-back endpoints). */
+  timelineOf(platform: TPlatform, author: string, since?: number): TSimPost[] {
+    return this.postsOf(platform)
+      .filter((p) => p.author === author && !p.deleted && (since === undefined || Date.parse(p.at) >= since))
+      .reverse();
   }
 
   addFault(fault: TFault): void {
@@ -178,6 +189,10 @@ export function networkMiddleware(
     if (fault.kind === 'hang_after_create') {
       res.locals.hangAfterCreate = true;
       return next();
+    }
+    if (fault.kind === 'hang') {
+      setTimeout(() => res.socket?.destroy(), 30_000).unref();
+      return;
     }
     render(res, fault);
   };

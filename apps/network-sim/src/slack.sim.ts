@@ -38,6 +38,8 @@ function hasToken(req: Request): boolean {
 }
 
 const SIM_WORKSPACE = 'https://sps-sim.slack.com';
+/** The bot every simulated token speaks for (`auth.test` answers the same ids). */
+const SIM_BOT = { user: 'U0SIMBOT', bot: 'B0SIM' };
 /** chat.postMessage truncates beyond this; the simulator refuses instead, so a test notices. */
 const TEXT_MAX = 40_000;
 
@@ -144,13 +146,14 @@ export function registerSlackSim(router: Router, sim: SimState): void {
       replyTo: typeof threadTs === 'string' ? threadTs : null,
       media: Array.isArray(blocks) ? blocks : null,
       idempotencyKey: null,
+      author: channel,
     });
     answerOrHang(res, () =>
       res.json({
         ok: true,
         channel,
         ts,
-        message: { type: 'message', subtype: 'bot_message', text, ts, bot_id: 'B0SIMBOT', blocks },
+        message: { type: 'message', text, ts, user: SIM_BOT.user, bot_id: SIM_BOT.bot, blocks },
       }),
     );
   });
@@ -215,10 +218,83 @@ export function registerSlackSim(router: Router, sim: SimState): void {
         ...(f.alt ? { alt: f.alt } : {}),
       })),
       idempotencyKey: null,
+      author: channel,
     });
     // Sharing finishes later: the answer carries the files without their shares.
     answerOrHang(res, () => res.json({ ok: true, files: shared.map((f) => ({ id: f.id, title: f.name })) }));
   });
+
+  /**
+   * `conversations.history` (a channel's top-level messages, newest first) and `conversations.replies`
+   * (a thread: its parent, then the replies, oldest first): `oldest`/`latest` bound the `ts`, `inclusive`,
+   * `limit` (100 by default, at most 999) and `cursor` paging. Reading needs channels:history (or
+   * groups:history for private channels); a token containing "nohistory" stands for a bot without it.
+   * https://docs.slack.dev/reference/methods/conversations.history
+   * https://docs.slack.dev/reference/methods/conversations.replies
+   */
+  for (const method of ['conversations.history', 'conversations.replies'] as const) {
+    router.all(`/${method}`, (req, res) => {
+      const a = args(req);
+      const token = req.headers.authorization?.slice(7) ?? String(a.token ?? '');
+      if (token.includes('nohistory')) {
+        res.json({
+          ok: false,
+          error: 'missing_scope',
+          needed: 'channels:history,groups:history,mpim:history,im:history',
+          provided: 'chat:write,files:write,channels:read',
+        });
+        return;
+      }
+      const channel = typeof a.channel === 'string' ? a.channel : '';
+      if (!/^[CGD][A-Z0-9]+$/.test(channel)) {
+        slackError(res, 'channel_not_found');
+        return;
+      }
+      const parent = method === 'conversations.replies' ? String(a.ts ?? '') : null;
+      if (parent !== null && !parents.has(parent)) {
+        slackError(res, 'thread_not_found');
+        return;
+      }
+      const inclusive = a.inclusive === true || a.inclusive === 'true' || a.inclusive === '1';
+      const oldest = a.oldest === undefined ? undefined : Number(a.oldest);
+      const latest = a.latest === undefined ? undefined : Number(a.latest);
+      const inRange = (ts: string) => {
+        const t = Number(ts);
+        const above = oldest === undefined || (inclusive ? t >= oldest : t > oldest);
+        const below = latest === undefined || (inclusive ? t <= latest : t < latest);
+        return above && below;
+      };
+      const limit = Math.min(999, Math.max(1, Number(a.limit ?? 100) || 100));
+      const offset =
+        typeof a.cursor === 'string' && a.cursor ? Number(Buffer.from(a.cursor, 'base64url').toString()) : 0;
+      const all = sim
+        .timelineOf('slack', channel)
+        .filter((p) => (parent === null ? p.replyTo === null : p.remoteId === parent || p.replyTo === parent))
+        .filter((p) => inRange(p.remoteId));
+      if (parent !== null) all.reverse();
+      const page = all.slice(offset, offset + limit);
+      const more = offset + limit < all.length;
+      res.json({
+        ok: true,
+        messages: page.map((p) => ({
+          type: 'message',
+          text: p.text,
+          ts: p.remoteId,
+          user: SIM_BOT.user,
+          bot_id: SIM_BOT.bot,
+          ...(p.replyTo ? { thread_ts: p.replyTo, parent_user_id: SIM_BOT.user } : {}),
+          ...(Array.isArray(p.media) && p.media.every((m) => typeof (m as { id?: unknown }).id === 'string')
+            ? { files: (p.media as { id: string; name: string }[]).map((f) => ({ id: f.id, name: f.name })) }
+            : {}),
+        })),
+        has_more: more,
+        ...(method === 'conversations.history' ? { pin_count: 0 } : {}),
+        response_metadata: {
+          next_cursor: more ? Buffer.from(String(offset + limit)).toString('base64url') : '',
+        },
+      });
+    });
+  }
 
   router.all('/files.info', (req, res) => {
     const file = files.get(String(args(req).file ?? ''));

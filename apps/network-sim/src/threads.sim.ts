@@ -1,5 +1,13 @@
 import type { Response, Router } from 'express';
-import { GRAPH_NOT_READY, graphError, requireGraphToken, versionedGraphRouter } from './graph-sim.js';
+import {
+  GRAPH_NOT_READY,
+  graphError,
+  graphList,
+  graphTime,
+  graphUserOf,
+  requireGraphToken,
+  versionedGraphRouter,
+} from './graph-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
 /** Graph-style errors: expired tokens are code 190 and throttling is code 4, both answered with HTTP 400. */
@@ -152,9 +160,40 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
         children: container.children,
       },
       idempotencyKey: null,
+      author: graphUserOf(sim, 'threads', req, req.params.userId),
     });
     answerOrHang(res, () => res.json({ id }));
   });
+
+  /**
+   * The user's own posts: `/threads` lists top-level posts, `/replies` the user's replies (with
+   * `replied_to`), newest first with Graph paging and `since`/`until`.
+   * https://developers.facebook.com/documentation/threads/retrieve-and-discover-posts/retrieve-posts
+   * https://developers.facebook.com/docs/threads/retrieve-and-manage-replies
+   */
+  for (const edge of ['threads', 'replies'] as const) {
+    api.get(`/:userId/${edge}`, (req, res) => {
+      if (!requireGraphToken(req, res)) return;
+      const author = graphUserOf(sim, 'threads', req, req.params.userId);
+      const posts = sim
+        .timelineOf('threads', author)
+        .filter((p) => (edge === 'replies') === (p.replyTo !== null));
+      graphList(req, res, posts, (p, fields) => {
+        const media = p.media as { media_type?: string } | null;
+        return {
+          id: p.remoteId,
+          ...(fields.has('text') ? { text: p.text } : {}),
+          ...(fields.has('timestamp') ? { timestamp: graphTime(p.at) } : {}),
+          ...(fields.has('permalink') ? { permalink: permalinks.get(p.remoteId) } : {}),
+          ...(fields.has('media_type')
+            ? { media_type: media?.media_type === 'TEXT' ? 'TEXT_POST' : (media?.media_type ?? 'TEXT_POST') }
+            : {}),
+          ...(fields.has('is_reply') ? { is_reply: p.replyTo !== null } : {}),
+          ...(fields.has('replied_to') && p.replyTo ? { replied_to: { id: p.replyTo } } : {}),
+        };
+      });
+    });
+  }
 
   api.get('/:id', (req, res) => {
     if (!requireGraphToken(req, res)) return;

@@ -1,5 +1,12 @@
 import type { Router } from 'express';
-import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
+import { numericIdOf, simUserOf } from './oauth/oauth-store.js';
+import {
+  answerOrHang,
+  networkMiddleware,
+  type SimState,
+  type TErrorRenderer,
+  type TSimPost,
+} from './sim-state.js';
 import {
   invalidRequest,
   mediaIdsProblem,
@@ -89,8 +96,60 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
       replyTo,
       media: { media_ids: mediaIds, poll: body.poll ?? null },
       idempotencyKey: null,
+      author: numericIdOf(simUserOf(sim, 'twitter', req), 19),
     });
     answerOrHang(res, () => res.status(201).json({ data: { id, text, edit_history_tweet_ids: [id] } }));
+  });
+
+  /**
+   * The user Post timeline, newest first: `start_time` (RFC 3339, inclusive), `max_results` 5-100 (10 by
+   * default), `pagination_token` from `meta.next_token`, `tweet.fields` choosing the extra fields.
+   * https://docs.x.com/x-api/posts/timelines/introduction
+   */
+  router.get('/2/users/:id/tweets', (req, res) => {
+    if (!requireBearer(req, res)) return;
+    const max = req.query.max_results === undefined ? 10 : Number(req.query.max_results);
+    if (!Number.isInteger(max) || max < 5 || max > 100) {
+      invalidRequest(
+        res,
+        `The \`max_results\` query parameter value [${String(req.query.max_results)}] is not between 5 and 100`,
+        { max_results: [String(req.query.max_results)] },
+      );
+      return;
+    }
+    const start = typeof req.query.start_time === 'string' ? Date.parse(req.query.start_time) : undefined;
+    if (start !== undefined && Number.isNaN(start)) {
+      invalidRequest(res, 'Invalid start_time', { start_time: [String(req.query.start_time)] });
+      return;
+    }
+    const offset = typeof req.query.pagination_token === 'string' ? Number(req.query.pagination_token) : 0;
+    const fields = new Set(String(req.query['tweet.fields'] ?? '').split(','));
+    const all = sim.timelineOf('twitter', req.params.id, start);
+    const page = all.slice(offset, offset + max);
+    const shape = (p: TSimPost) => {
+      const mediaIds = (p.media as { media_ids?: string[] } | null)?.media_ids ?? [];
+      return {
+        id: p.remoteId,
+        text: p.text,
+        edit_history_tweet_ids: [p.remoteId],
+        ...(fields.has('created_at') ? { created_at: p.at } : {}),
+        ...(fields.has('referenced_tweets') && p.replyTo
+          ? { referenced_tweets: [{ type: 'replied_to', id: p.replyTo }] }
+          : {}),
+        ...(fields.has('attachments') && mediaIds.length > 0
+          ? { attachments: { media_keys: mediaIds.map((m) => `3_${m}`) } }
+          : {}),
+      };
+    };
+    const more = offset + max < all.length;
+    res.json({
+      ...(page.length > 0 ? { data: page.map(shape) } : {}),
+      meta: {
+        result_count: page.length,
+        ...(page.length > 0 ? { newest_id: page[0]?.remoteId, oldest_id: page.at(-1)?.remoteId } : {}),
+        ...(more ? { next_token: String(offset + max) } : {}),
+      },
+    });
   });
 
   router.delete('/2/tweets/:id', (req, res) => {

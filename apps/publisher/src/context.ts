@@ -26,6 +26,8 @@ export interface TPublisherOptions {
   /** Variant A's monthly twitter allowance by plan, for scheduled and queued posts that fire. */
   twitterAllowance: TTwitterAllowanceByPlan;
   backoffBaseMs: number;
+  /** A read-back that finds nothing is trusted only this long after the segment was sent. */
+  readbackSettleMs: number;
   /** A `publishing` post untouched this long is taken for one whose job was lost (reconciler). */
   stuckAfterMs: number;
 }

@@ -6,6 +6,7 @@ import {
   ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
+  ZMetricsHost,
   ZTwitterAllowance,
   zMetricsPort,
 } from '@sps/core';
@@ -20,10 +21,17 @@ const ZPublisherEnv = ZCommonEnv.extend({
   RECONCILE_EVERY: ZDuration.default(parseDuration('30s')),
   /** A `publishing` post untouched this long is taken for one whose job was lost and gets it back. */
   RECONCILE_STUCK_AFTER: ZDuration.default(parseDuration('2m')),
+  /**
+   * How long after a segment was sent a read-back that finds nothing is trusted: until then the network may
+   * still be storing it (or its reads may lag), so the job asks again later instead of sending.
+   */
+  READBACK_SETTLE: ZDuration.default(parseDuration('60s')),
   /** A job's lock lifetime: how soon a killed process's active jobs are picked up again (stalled check). */
   JOB_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
   /** `GET /metrics` and `GET /healthz` of this process; 0 turns the server off. */
   METRICS_PORT: zMetricsPort(9101),
+  /** Where METRICS_PORT listens: loopback by default (see README, Security). */
+  METRICS_HOST: ZMetricsHost,
   /** `true` lets media URLs resolve to loopback or private addresses (tests only; contract). */
   MEDIA_ALLOW_PRIVATE_URLS: ZBooleanFlag,
   /** Bound on one image download (all redirects, headers and body). */
@@ -53,6 +61,7 @@ const ZPublisherEnv = ZCommonEnv.extend({
 
 export type TPublisherEnv = z.output<typeof ZPublisherEnv> & {
   encryptionKey: Buffer;
+  usesDevelopmentKey: boolean;
   networkBaseUrls: ReturnType<typeof networkBaseUrls>;
   /** `OAUTH_<NAME>_CLIENT_ID`/`_SECRET` and `NETWORK_<NAME>_TOKEN_URL`: token refreshes use them. */
   oauthApps: ReturnType<typeof oauthAppsFromEnv>;

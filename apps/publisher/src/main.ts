@@ -1,4 +1,4 @@
-import { wantsPrettyLogs } from '@sps/core';
+import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
 import { createConnectors } from '@sps/networks';
 import { startMetricsServer, stopOnSignals } from '@sps/ops';
@@ -19,6 +19,11 @@ const logOptions = {
 const logger = wantsPrettyLogs(env, Boolean(process.stdout.isTTY))
   ? pino(logOptions, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }))
   : pino(logOptions);
+if (env.usesDevelopmentKey) {
+  // Loud on purpose: also on stderr whatever LOG_LEVEL says.
+  logger.warn(DEVELOPMENT_KEY_WARNING);
+  process.stderr.write(`\n*** WARNING: ${DEVELOPMENT_KEY_WARNING} ***\n\n`);
+}
 const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 const connection = createWorkerConnection(env.REDIS_URL);
 connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
@@ -52,6 +57,7 @@ const publisher = await createPublisher({
   encryptionKey: env.encryptionKey,
   concurrency: env.PUBLISH_CONCURRENCY,
   backoffBaseMs: env.PUBLISH_BACKOFF_BASE,
+  readbackSettleMs: env.READBACK_SETTLE,
   reconcileEveryMs: env.RECONCILE_EVERY,
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,
@@ -69,6 +75,7 @@ await publisher
 // Listening last: /healthz answers once the workers run.
 const metricsServer = await startMetricsServer({
   port: env.METRICS_PORT,
+  host: env.METRICS_HOST,
   registry: metrics.registry,
   logger,
 });

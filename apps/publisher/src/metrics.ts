@@ -7,21 +7,33 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client
 export type TPublishOutcome = 'success' | 'failed' | 'unknown';
 /** The network failure behind an outcome; `none` for a success or an outcome with no network failure. */
 export type TPublishFailureKind = 'auth_expired' | 'rate_limited' | 'rejected' | 'transient' | 'none';
+/** How an outcome was learned: `readback` when a lost answer was replaced by reading the network back. */
+export type TPublishResolution = 'none' | 'readback';
+/** What reading a network back answered (`retry_later`: a failed read or a network still settling). */
+export type TReadbackResult = 'found' | 'absent' | 'cannot_tell' | 'retry_later';
 
 /** What the processors record; a no-op in tests that do not look (see `noopPublisherMetrics`). */
 export interface TPublisherMetrics {
   /** A network's final result for one publish attempt of a post. */
-  publishOutcome(platform: TPlatform, outcome: TPublishOutcome, kind: string | null | undefined): void;
+  publishOutcome(
+    platform: TPlatform,
+    outcome: TPublishOutcome,
+    kind: string | null | undefined,
+    resolution?: TPublishResolution,
+  ): void;
   /** A network accepted the post `seconds` after it came due (scheduled time, else the publish request). */
   publishLatency(platform: TPlatform, seconds: number): void;
   /** A network failed in a way the job retries later (rate limit, transient error). */
   publishRetry(platform: TPlatform, kind: string | null | undefined): void;
+  /** One question to a network about a segment whose answer was lost, by what it answered. */
+  readback(platform: TPlatform, result: TReadbackResult): void;
 }
 
 export const noopPublisherMetrics: TPublisherMetrics = {
   publishOutcome() {},
   publishLatency() {},
   publishRetry() {},
+  readback() {},
 };
 
 const KINDS: ReadonlySet<string> = new Set(['auth_expired', 'rate_limited', 'rejected', 'transient']);
@@ -41,8 +53,8 @@ export function createPublisherMetrics(queues: TQueues): TPublisherMetricsRegist
   collectDefaultMetrics({ register: registry });
   const outcomes = new Counter({
     name: 'publish_outcomes_total',
-    help: 'Final result of publishing a post to one network, by network, outcome and kind of failure',
-    labelNames: ['platform', 'outcome', 'kind'] as const,
+    help: 'Final result of publishing a post to one network, by network, outcome, kind of failure and resolution (readback: a lost answer replaced by reading the network back)',
+    labelNames: ['platform', 'outcome', 'kind', 'resolution'] as const,
     registers: [registry],
   });
   const latency = new Histogram({
@@ -58,17 +70,31 @@ export function createPublisherMetrics(queues: TQueues): TPublisherMetricsRegist
     labelNames: ['platform', 'kind'] as const,
     registers: [registry],
   });
+  const readbacks = new Counter({
+    name: 'publish_readbacks_total',
+    help: 'Questions to a network about a segment whose answer was lost, by network and answer',
+    labelNames: ['platform', 'result'] as const,
+    registers: [registry],
+  });
   registerQueueGauge(registry, queues, ['publish', 'schedule', 'queue-slot']);
   return {
     registry,
-    publishOutcome(platform, outcome, kind) {
-      outcomes.inc({ platform, outcome, kind: outcome === 'success' ? 'none' : failureKindLabel(kind) });
+    publishOutcome(platform, outcome, kind, resolution = 'none') {
+      outcomes.inc({
+        platform,
+        outcome,
+        kind: outcome === 'success' ? 'none' : failureKindLabel(kind),
+        resolution,
+      });
     },
     publishLatency(platform, seconds) {
       latency.observe({ platform }, Math.max(0, seconds));
     },
     publishRetry(platform, kind) {
       retries.inc({ platform, kind: failureKindLabel(kind) });
+    },
+    readback(platform, result) {
+      readbacks.inc({ platform, result });
     },
   };
 }

@@ -5,14 +5,8 @@ import { parsePayload } from '@sps/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { TPublisherContext } from './context.js';
 import { connectorAccount } from './credentials.js';
-
-/**
- * Networks whose API deduplicates a resent request (Mastodon `Idempotency-Key`, Discord `nonce` with
- * `enforce_nonce`, Bluesky's record key derived from the idempotency key and the post's creation time):
- * a segment whose outcome is unknown may be sent again with the same key. Elsewhere
- * a resend could double-post, so the result is marked `unknown` for a person to check.
- */
-const IDEMPOTENT: ReadonlySet<TPlatform> = new Set(['mastodon', 'discord', 'bluesky']);
+import { resolveUnanswered, settleDoubt, type TUnanswered } from './readback.js';
+import { failTarget, type TNetworkOutcome } from './target-outcomes.js';
 
 /** Thrown to make BullMQ retry the job later; carries the longest wait a network asked for. */
 export class RetryLaterError extends Error {
@@ -24,10 +18,6 @@ export class RetryLaterError extends Error {
     this.name = 'RetryLaterError';
   }
 }
-
-type TNetworkOutcome =
-  | { retry: false; expired?: boolean }
-  | { retry: true; retryAfterMs: number | undefined; message: string };
 
 function segmentMedia(post: TPostRecord, index: number): TMedia | null {
   return index === 0 ? post.media : (post.segments?.[index - 1]?.media ?? null);
@@ -46,29 +36,6 @@ export function publishDueAt(post: TPostRecord, attempt: number, jobTimestamp: n
   const scheduled = post.scheduledFor?.getTime();
   if (scheduled !== undefined && attempt === 1 && scheduled <= jobTimestamp) return scheduled;
   return jobTimestamp;
-}
-
-async function failTarget(
-  ctx: TPublisherContext,
-  postId: string,
-  platform: TPlatform,
-  error: string,
-  kind: string,
-) {
-  await ctx.publishing.updateTarget(postId, platform, { status: 'failed', error, errorKind: kind });
-  ctx.metrics.publishOutcome(platform, 'failed', kind);
-}
-
-async function unknownTarget(
-  ctx: TPublisherContext,
-  postId: string,
-  platform: TPlatform,
-  error: string,
-  /** The network failure behind it; none when an earlier attempt was interrupted. */
-  failureKind: string | null,
-) {
-  await ctx.publishing.updateTarget(postId, platform, { status: 'unknown', error, errorKind: 'unknown' });
-  ctx.metrics.publishOutcome(platform, 'unknown', failureKind);
 }
 
 /** Publishes one network of the post, segment by segment; what a network already holds is skipped. */
@@ -122,8 +89,17 @@ async function publishNetwork(
   }
   if (fresh?.ok) credentials = { ...credentials, token: fresh.token };
   let renewedAfter401 = false;
+  let confirmedByReadback = false;
   const plan = planThreadDelivery(platform, postTexts(post));
   const refs = new Map<number, TRemoteRef & { url: string }>();
+  const record = async (index: number, remote: TRemoteRef & { url: string }) => {
+    await ctx.publishing.markSent(post.id, platform, index, {
+      remoteId: remote.remoteId,
+      remoteUrl: remote.url,
+      ...(remote.meta ? { meta: remote.meta } : {}),
+    });
+    refs.set(index, remote);
+  };
 
   for (const item of plan) {
     const existing = loaded.segments.find(
@@ -139,34 +115,54 @@ async function publishNetwork(
     }
     // Saved progress (an upload session, a publish id) means the connector resumes the same remote
     // work, which cannot create a second copy; without it an interrupted send may have posted.
-    const progress = existing && existing.status !== 'sent' ? existing.meta : null;
-    if (
-      existing &&
-      (existing.status === 'sending' || existing.status === 'unknown') &&
-      !IDEMPOTENT.has(platform) &&
-      !progress
-    ) {
-      // A previous attempt sent this segment and never learned the answer (crash or timeout).
-      const error = `${platform} may or may not have received part ${item.segmentIndex + 1} of this post (the previous attempt was interrupted). Check the ${platform} account; use retry to send the missing parts.`;
-      await ctx.publishing.markSegment(post.id, platform, item.segmentIndex, 'unknown', error);
-      await unknownTarget(ctx, post.id, platform, error, null);
-      return { retry: false };
-    }
-
+    let progress = existing && existing.status !== 'sent' ? existing.meta : null;
     const idempotencyKey = `${post.id}-${platform}-${item.segmentIndex}`;
-    await ctx.publishing.markSending(post.id, platform, item.segmentIndex, idempotencyKey);
     const replyTo = item.replyToSegment === null ? null : (refs.get(item.replyToSegment) ?? null);
     const root = item.rootSegment === null ? null : (refs.get(item.rootSegment) ?? null);
+    const media = segmentMedia(post, item.segmentIndex);
+    const unanswered = (since: Date, personAsked: boolean): TUnanswered => ({
+      platform,
+      account: credentials,
+      segmentIndex: item.segmentIndex,
+      text: item.text,
+      replyTo,
+      root,
+      mediaCount: (media?.images.length ?? 0) + (media?.video ? 1 : 0),
+      idempotencyKey,
+      postCreatedAt: post.createdAt,
+      since,
+      personAsked,
+      finalAttempt,
+    });
+    if (existing && (existing.status === 'sending' || existing.status === 'unknown') && !progress) {
+      // Sent before and never answered (a crash, a timeout, or a person's retry): ask the network first.
+      const decision = await resolveUnanswered(
+        ctx,
+        unanswered(existing.createdAt, existing.status === 'unknown'),
+      );
+      if (decision.do === 'record') {
+        await record(item.segmentIndex, decision.remote);
+        confirmedByReadback = true;
+        continue;
+      }
+      if (decision.do !== 'send') return settleDoubt(ctx, post.id, platform, item.segmentIndex, decision);
+    }
+
+    const sentAt = existing?.createdAt ?? new Date();
+    await ctx.publishing.markSending(post.id, platform, item.segmentIndex, idempotencyKey);
     const input: Omit<TPublishInput, 'account'> = {
       text: item.text,
-      media: segmentMedia(post, item.segmentIndex),
+      media,
       poll: item.segmentIndex === 0 ? post.poll : null,
       replyTo,
       root,
       idempotencyKey,
       progress: {
         saved: progress,
-        save: (state) => ctx.publishing.saveProgress(post.id, platform, item.segmentIndex, state),
+        save: async (state) => {
+          await ctx.publishing.saveProgress(post.id, platform, item.segmentIndex, state);
+          progress = state;
+        },
       },
       postCreatedAt: post.createdAt,
     };
@@ -181,17 +177,21 @@ async function publishNetwork(
       }
     }
     if (outcome.ok) {
-      await ctx.publishing.markSent(post.id, platform, item.segmentIndex, {
-        remoteId: outcome.remoteId,
-        remoteUrl: outcome.url,
-        ...(outcome.meta ? { meta: outcome.meta } : {}),
-      });
-      refs.set(item.segmentIndex, {
-        remoteId: outcome.remoteId,
-        url: outcome.url,
-        ...(outcome.meta ? { meta: outcome.meta } : {}),
-      });
+      const { remoteId, url, meta } = outcome;
+      await record(item.segmentIndex, { remoteId, url, ...(meta ? { meta } : {}) });
+      if (outcome.readBack) confirmedByReadback = true;
       continue;
+    }
+    if (outcome.failure.outcomeUnknown && !progress) {
+      // The request left and no answer came: the network may hold it already (the timeout case).
+      const decision = await resolveUnanswered(ctx, unanswered(sentAt, false));
+      if (decision.do === 'record') {
+        await record(item.segmentIndex, decision.remote);
+        confirmedByReadback = true;
+        continue;
+      }
+      // Not there yet: the job asks again on its next attempt before anything is sent.
+      if (decision.do !== 'send') return settleDoubt(ctx, post.id, platform, item.segmentIndex, decision);
     }
     return handleFailure(ctx, post, platform, item.segmentIndex, outcome.failure, finalAttempt);
   }
@@ -202,9 +202,10 @@ async function publishNetwork(
     remotePostId: first?.remoteId ?? null,
     remoteUrl: first?.url ?? null,
     error: null,
-    errorKind: null,
+    // A success learned by reading the network back is shown as such (README, Decisions).
+    errorKind: confirmedByReadback ? 'readback' : null,
   });
-  ctx.metrics.publishOutcome(platform, 'success', null);
+  ctx.metrics.publishOutcome(platform, 'success', null, confirmedByReadback ? 'readback' : 'none');
   ctx.metrics.publishLatency(platform, (Date.now() - dueAt) / 1000);
   return { retry: false };
 }
@@ -217,19 +218,11 @@ async function handleFailure(
   failure: TNetworkFailure,
   finalAttempt: boolean,
 ): Promise<TNetworkOutcome> {
-  if (failure.outcomeUnknown && !IDEMPOTENT.has(platform)) {
-    await ctx.publishing.markSegment(post.id, platform, segmentIndex, 'unknown', failure.message);
-    await unknownTarget(ctx, post.id, platform, failure.message, failure.kind);
-    return { retry: false };
+  // The network answered with an error: the segment did not go out, so it may be sent again. One whose
+  // outcome is unknown (the read-back could not settle it yet) stays `sending`: it is asked about first.
+  if (!failure.outcomeUnknown) {
+    await ctx.publishing.markSegment(post.id, platform, segmentIndex, 'failed', failure.message);
   }
-  // The network answered with an error (or dedupes resends): the segment did not go out, so it may be resent.
-  await ctx.publishing.markSegment(
-    post.id,
-    platform,
-    segmentIndex,
-    failure.outcomeUnknown ? 'unknown' : 'failed',
-    failure.message,
-  );
   if (failure.kind === 'auth_expired') {
     await failTarget(ctx, post.id, platform, failure.message, failure.kind);
     return { retry: false, expired: true };

@@ -12,6 +12,7 @@ import { processPrepare } from './prepare.processor.js';
 import { restoreBackstop } from './prepared-posts.js';
 import { processPublish, publishBackoff } from './publish.processor.js';
 import { processQueuePlan, processQueueSlot } from './queue-slot.processor.js';
+import { DEFAULT_READBACK_SETTLE_MS } from './readback.js';
 import { DEFAULT_STUCK_AFTER_MS, reconcile } from './reconcile.processor.js';
 import { processSchedule } from './schedule.processor.js';
 import type { TTokenRefreshConfig } from './token-refresh.js';
@@ -28,6 +29,8 @@ export interface TPublisherDeps {
   encryptionKey: Buffer;
   concurrency: number;
   backoffBaseMs: number;
+  /** A read-back that finds nothing is trusted this long after the send (default 60 s). */
+  readbackSettleMs?: number;
   reconcileEveryMs: number;
   /** A `publishing` post untouched this long gets its publish job back (default 2 minutes). */
   stuckAfterMs?: number;
@@ -72,6 +75,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     options: {
       encryptionKey: deps.encryptionKey,
       backoffBaseMs: deps.backoffBaseMs,
+      readbackSettleMs: deps.readbackSettleMs ?? DEFAULT_READBACK_SETTLE_MS,
       stuckAfterMs: deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
       twitterAllowance: deps.twitterAllowance ?? DEFAULT_TWITTER_ALLOWANCE,
     },

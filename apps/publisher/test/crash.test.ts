@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TPlatform } from '@sps/core';
-import type { TRunningSim } from '@sps/network-sim';
+import { planThreadDelivery, type TPlatform } from '@sps/core';
+import { LINKEDIN_SIM_MEMBER_READ_TOKEN, type TRunningSim } from '@sps/network-sim';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import {
@@ -12,14 +12,26 @@ import {
 } from './support.js';
 
 // The real publisher process (`node apps/publisher/dist/main.js`) killed mid-batch with SIGKILL, and
-// stopped with SIGTERM, then restarted: every post ends published and no segment reaches a network twice
-// (beyond the unavoidable crash window between a network's answer and the write, which is counted).
+// stopped with SIGTERM, then restarted: every post ends published and no segment reaches a network twice.
+// A segment whose answer the kill cut off is read back from its network after the restart and recorded
+// with the id the network holds; only a network that cannot be read (Telegram) may leave it `unknown`.
 
-const PLATFORMS: readonly TPlatform[] = ['twitter', 'mastodon'];
+/** Two networks per post, across every network that can be read back, Mastodon (Idempotency-Key) and Telegram (cannot be read). */
+const PAIRS: readonly (readonly [TPlatform, TPlatform])[] = [
+  ['twitter', 'threads'],
+  ['facebook', 'linkedin'],
+  ['slack', 'discord'],
+  ['bluesky', 'telegram'],
+  ['mastodon', 'twitter'],
+];
+const PLATFORMS: readonly TPlatform[] = [...new Set(PAIRS.flat())];
+/** Networks whose API cannot be asked whether a post landed. */
+const UNREADABLE: ReadonlySet<TPlatform> = new Set(['telegram']);
 
 interface TCreated {
   id: string;
   texts: string[];
+  platforms: readonly TPlatform[];
 }
 
 describe('publisher process crash and shutdown', () => {
@@ -46,10 +58,17 @@ describe('publisher process crash and shutdown', () => {
     return p;
   }
 
-  /** `count` posts to twitter and mastodon, every fourth a thread of 3, all published through B. */
+  /** `count` posts to two networks each (PAIRS in turn), every fourth a thread of 3, all published through B. */
   async function publishBatch(label: string, count: number): Promise<{ apiKey: string; posts: TCreated[] }> {
     const { apiKey, accountId } = await api.account('pro');
-    for (const platform of PLATFORMS) await api.connect(accountId, platform);
+    for (const platform of PLATFORMS) {
+      // LinkedIn: a token of an app granted r_member_social, so that it can be read back.
+      await api.connect(
+        accountId,
+        platform,
+        platform === 'linkedin' ? LINKEDIN_SIM_MEMBER_READ_TOKEN : undefined,
+      );
+    }
     const posts: TCreated[] = [];
     for (let from = 0; from < count; from += 10) {
       const chunk = Array.from({ length: Math.min(10, count - from) }, (_, k) => from + k);
@@ -57,12 +76,13 @@ describe('publisher process crash and shutdown', () => {
         chunk.map(async (i) => {
           const texts = i % 4 === 0 ? [0, 1, 2].map((s) => `${label}-${i}-s${s}`) : [`${label}-${i}-s0`];
           const segments = texts.slice(1).map((content) => ({ content }));
+          const platforms = PAIRS[i % PAIRS.length] ?? PAIRS[0] ?? [];
           const res = await request(api.app)
             .post('/v1/posts')
             .set(bearer(apiKey))
-            .send({ content: texts[0], platforms: PLATFORMS, ...(segments.length > 0 ? { segments } : {}) });
+            .send({ content: texts[0], platforms, ...(segments.length > 0 ? { segments } : {}) });
           expect(res.status).toBe(201);
-          return { id: res.body.id as string, texts };
+          return { id: res.body.id as string, texts, platforms };
         }),
       );
       posts.push(...created);
@@ -86,16 +106,22 @@ describe('publisher process crash and shutdown', () => {
   async function deliveries(posts: TCreated[]) {
     const counts = simCounts(sim, PLATFORMS);
     const rows = await api.db.segmentDelivery.findMany({ where: { postId: { in: posts.map((p) => p.id) } } });
-    const out: { key: string; sent: number; status: string | null; attempts: number }[] = [];
+    const out: { platform: TPlatform; key: string; sent: number; status: string | null; attempts: number }[] =
+      [];
     for (const post of posts) {
-      for (const platform of PLATFORMS) {
-        for (const [index, text] of post.texts.entries()) {
+      for (const platform of post.platforms) {
+        // The text exactly as the network receives it (numbered threads carry their ` (i/n)` suffix).
+        for (const item of planThreadDelivery(platform, post.texts)) {
           const row = rows.find(
-            (r) => r.postId === post.id && r.platform === platform && r.segmentIndex === index,
+            (r) => r.postId === post.id && r.platform === platform && r.segmentIndex === item.segmentIndex,
           );
+          // LinkedIn stores the commentary as sent, in its escaped "little text" form.
+          const stored =
+            platform === 'linkedin' ? item.text.replace(/[\\|{}@[\]()<>#*_~]/g, '\\$&') : item.text;
           out.push({
-            key: `${platform}|${text}`,
-            sent: counts.get(`${platform}|${text}`) ?? 0,
+            platform,
+            key: `${platform}|${item.text}`,
+            sent: counts.get(`${platform}|${stored}`) ?? 0,
             status: row?.status ?? null,
             attempts: row?.attempts ?? 0,
           });
@@ -130,9 +156,12 @@ describe('publisher process crash and shutdown', () => {
     expect(exit.signal).toBe('SIGKILL');
     const doneAtKill = await finalCount(api, ids);
     expect(doneAtKill).toBeLessThan(total);
-    const inFlight = await api.db.segmentDelivery.count({
+    // The segments whose answer the kill may have cut off: their write-ahead row says `sending`.
+    const cutOff = await api.db.segmentDelivery.findMany({
       where: { postId: { in: ids }, status: 'sending' },
+      select: { postId: true, platform: true, segmentIndex: true },
     });
+    const inFlight = cutOff.length;
 
     const second = start();
     await waitUntil(
@@ -153,20 +182,40 @@ describe('publisher process crash and shutdown', () => {
     expect(all.filter((d) => d.status === 'sent' && d.sent !== 1)).toEqual([]);
     const unknown = all.filter((d) => d.status === 'unknown');
     const unknownDelivered = unknown.filter((d) => d.sent > 0).length;
-    // Interrupted segments of an idempotent network (Mastodon's Idempotency-Key) were sent again with the same key.
-    const resentWithKey = all.filter(
-      (d) => d.key.startsWith('mastodon|') && d.status === 'sent' && d.attempts > 1,
-    ).length;
+    // What became of the cut-off segments: found by reading the network back (recorded without a second
+    // write-ahead), or sent again after the read-back found nothing (Mastodon: sent again with its key).
+    const after = await api.db.segmentDelivery.findMany({
+      where: {
+        OR: cutOff.map((c) => ({ postId: c.postId, platform: c.platform, segmentIndex: c.segmentIndex })),
+      },
+    });
+    const foundByReadback = after.filter((r) => r.status === 'sent' && r.attempts === 1);
+    const sentAgain = after.filter((r) => r.status === 'sent' && r.attempts > 1);
+    const byNetwork = (rows: { platform: string }[]) => {
+      const counts = new Map<string, number>();
+      for (const r of rows) counts.set(r.platform, (counts.get(r.platform) ?? 0) + 1);
+      return [...counts].map(([p, n]) => `${p} ${n}`).join(', ') || 'none';
+    };
+    const targets = await api.db.postTarget.findMany({ where: { postId: { in: ids } } });
+    const readbackTargets = targets.filter((t) => t.errorKind === 'readback').length;
     console.log(
-      `crash test (SIGKILL): ${doneAtKill}/${total} posts final at the kill, ${inFlight} segments in flight; after the restart ` +
-        `${total}/${total} published, ${all.filter((d) => d.status === 'sent').length} segments sent once, ` +
-        `${duplicates.length} sent twice, ${unknown.length} marked unknown (${unknownDelivered} of them had reached the network, ` +
-        `${unknown.length - unknownDelivered} had not), ${resentWithKey} resent to Mastodon with the same Idempotency-Key (deduplicated)`,
+      `crash test (SIGKILL, ${PAIRS.map((p) => p.join('+')).join(', ')}): ${doneAtKill}/${total} posts final at the kill, ` +
+        `${inFlight} segments in flight (${byNetwork(cutOff)}); after the restart ${total}/${total} published, ` +
+        `${all.length} segments: ${all.filter((d) => d.status === 'sent').length} sent once, ${duplicates.length} sent twice, ` +
+        `${unknown.length} unknown (${byNetwork(unknown)}; ${unknownDelivered} had reached the network); of the ${inFlight} cut off: ` +
+        `${foundByReadback.length} found by reading the network back (${byNetwork(foundByReadback)}), ` +
+        `${sentAgain.length} sent again after the read-back found nothing or with an idempotency key (${byNetwork(sentAgain)}); ` +
+        `${readbackTargets} per-network results marked resolved_by readback`,
     );
-    // Not sending twice without an idempotency key is the rule: even the crash window yields `unknown`, never a resend.
+    // No segment reached a network twice, on any network.
     expect(duplicates).toEqual([]);
-    // Only a segment in flight at the kill can be unknown.
+    // `unknown` is left only where the network cannot be read, and only for a segment in flight at the kill.
+    expect(unknown.filter((d) => !UNREADABLE.has(d.platform))).toEqual([]);
     expect(unknown.length).toBeLessThanOrEqual(inFlight);
+    // Every readable network's result is a success.
+    expect(
+      targets.filter((t) => !UNREADABLE.has(t.platform as TPlatform) && t.status !== 'succeeded'),
+    ).toEqual([]);
   }, 90_000);
 
   it('SIGTERM mid-batch: exits 0 after finishing active jobs; a restart finishes the rest with no duplicates', async () => {
@@ -211,7 +260,7 @@ describe('publisher process crash and shutdown', () => {
 
     await expectAllPublished(apiKey, posts);
     const all = await deliveries(posts);
-    expect(all.filter((d) => d.status !== 'sent' || d.sent !== 1)).toEqual([]);
+    expect(all.filter((d) => d.status !== 'sent' || d.sent !== 1).map((d) => d.key)).toEqual([]);
     console.log(
       `crash test (SIGTERM): exited 0 in ${tookMs} ms with ${doneAtStop}/${total} posts final; the restart published the rest, 0 duplicates`,
     );

@@ -105,6 +105,21 @@ describe('publisher process: metrics port and graceful shutdown', () => {
     });
     const id = await publish(apiKey, 'metrics please', ['twitter', 'mastodon']);
     await waitUntil('the post to be final', async () => (await statusOf(id)) !== 'publishing', 30_000, 50);
+    // A tweet X stores while its answer is lost: read back and counted as resolved by reading back.
+    sim.sim.addFault({
+      platform: 'twitter',
+      kind: 'hang_after_create',
+      remaining: 1,
+      pathIncludes: '/2/tweets',
+    });
+    const lost = await publish(apiKey, 'answer lost', ['twitter']);
+    await waitUntil(
+      'the second post to be final',
+      async () => (await statusOf(lost)) !== 'publishing',
+      30_000,
+      50,
+    );
+    expect(await statusOf(lost)).toBe('published');
 
     // The post goes final before BullMQ marks its job completed: poll the scrape.
     let text = '';
@@ -114,14 +129,28 @@ describe('publisher process: metrics port and graceful shutdown', () => {
         const scraped = await httpGet(port, '/metrics');
         expect(scraped?.status).toBe(200);
         text = scraped!.text;
-        return (metricSample(text, 'queue_jobs', { queue: 'publish', state: 'completed' }) ?? 0) >= 1;
+        return (metricSample(text, 'queue_jobs', { queue: 'publish', state: 'completed' }) ?? 0) >= 2;
       },
       15_000,
       200,
     );
     expect(
-      metricSample(text, 'publish_outcomes_total', { platform: 'twitter', outcome: 'success', kind: 'none' }),
+      metricSample(text, 'publish_outcomes_total', {
+        platform: 'twitter',
+        outcome: 'success',
+        kind: 'none',
+        resolution: 'none',
+      }),
     ).toBe(1);
+    expect(
+      metricSample(text, 'publish_outcomes_total', {
+        platform: 'twitter',
+        outcome: 'success',
+        kind: 'none',
+        resolution: 'readback',
+      }),
+    ).toBe(1);
+    expect(metricSample(text, 'publish_readbacks_total', { platform: 'twitter', result: 'found' })).toBe(1);
     expect(
       metricSample(text, 'publish_outcomes_total', {
         platform: 'mastodon',
@@ -129,11 +158,11 @@ describe('publisher process: metrics port and graceful shutdown', () => {
         kind: 'rejected',
       }),
     ).toBe(1);
-    expect(metricSample(text, 'publish_latency_seconds_count', { platform: 'twitter' })).toBe(1);
+    expect(metricSample(text, 'publish_latency_seconds_count', { platform: 'twitter' })).toBe(2);
     const latency = metricSample(text, 'publish_latency_seconds_sum', { platform: 'twitter' });
     expect(latency).toBeGreaterThan(0);
     expect(latency).toBeLessThan(30);
-    expect(metricSample(text, 'publish_latency_seconds_bucket', { platform: 'twitter', le: '+Inf' })).toBe(1);
+    expect(metricSample(text, 'publish_latency_seconds_bucket', { platform: 'twitter', le: '+Inf' })).toBe(2);
     expect(metricSample(text, 'publish_latency_seconds_count', { platform: 'mastodon' })).toBeUndefined();
     for (const queue of ['publish', 'schedule', 'queue-slot']) {
       expect(metricSample(text, 'queue_jobs', { queue, state: 'waiting' })).toBeGreaterThanOrEqual(0);

@@ -57,6 +57,8 @@ export function startPublisherProcess(
     PUBLISH_BACKOFF_BASE: '100ms',
     RECONCILE_EVERY: '1s',
     NETWORK_TIMEOUT: '2s',
+    // The simulator stores a post before it answers: a read-back that finds nothing a second later is trusted.
+    READBACK_SETTLE: '1s',
     // The simulator and test media servers listen on loopback.
     MEDIA_ALLOW_PRIVATE_URLS: 'true',
     // A killed process's active jobs come back after the lock lapses: 2 s instead of BullMQ's 30 s.

@@ -1,13 +1,17 @@
 import { secretBox } from '@sps/core';
 import type { TDeactivation } from '@sps/db';
 import { assertDeliverableUrl } from '@sps/networks';
-import { parsePayload } from '@sps/queue';
-import { type Job, type MinimalJob, UnrecoverableError } from 'bullmq';
+import { parsePayload, webhookOfDeliveryJob } from '@sps/queue';
+import { DelayedError, type Job, type MinimalJob, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
 import type { TWebhooksContext } from './context.js';
 import { signatureHeaders } from './signature.js';
 
 const MAX_ERROR = 500;
+/** The most of a receiver's answer that is read; the rest is never downloaded. */
+export const RESPONSE_READ_LIMIT = 4096;
+/** The part of a failed answer's body kept with the delivery (last_error), after the status. */
+const EXCERPT_CHARS = 200;
 
 interface TAttempt {
   ok: boolean;
@@ -36,6 +40,59 @@ export function envelopeBody(event: TLoaded['event']): string {
   });
 }
 
+/**
+ * POSTs and reads at most RESPONSE_READ_LIMIT bytes of the answer, then drops the connection: a receiver
+ * cannot make the worker download (or, as the body is never decompressed, inflate) more than that.
+ */
+function post(
+  ctx: TWebhooksContext,
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ statusCode: number; head: Buffer; encoding: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const stream = ctx.http.stream(url, { body, headers });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let statusCode = 0;
+    let encoding: string | undefined;
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      stream.destroy();
+      resolve({ statusCode, head: Buffer.concat(chunks).subarray(0, RESPONSE_READ_LIMIT), encoding });
+    };
+    stream.on('response', (response: { statusCode: number; headers: Record<string, string | undefined> }) => {
+      statusCode = response.statusCode;
+      encoding = response.headers['content-encoding'];
+    });
+    stream.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_READ_LIMIT) finish();
+    });
+    stream.on('end', finish);
+    stream.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+  });
+}
+
+/** `HTTP 500: <start of the body>` with control characters flattened; compressed bodies are not shown. */
+function failureText(statusCode: number, head: Buffer, encoding: string | undefined): string {
+  const status = `HTTP ${statusCode}`;
+  if (encoding && encoding !== 'identity') return `${status} (${encoding}-encoded body not read)`;
+  const text = head
+    .toString('utf8')
+    .replace(/[\p{Cc}\ufffd]+/gu, ' ')
+    .trim();
+  if (!text) return status;
+  return `${status}: ${text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text}`;
+}
+
 async function attempt(ctx: TWebhooksContext, loaded: TLoaded): Promise<TAttempt> {
   try {
     const url = new URL(loaded.webhook.url);
@@ -47,9 +104,9 @@ async function attempt(ctx: TWebhooksContext, loaded: TLoaded): Promise<TAttempt
       'user-agent': 'social-post-service-webhooks/1.0',
       ...signatureHeaders(secret, loaded.event.id, body, Math.floor(Date.now() / 1000)),
     };
-    const response = await ctx.http(url, { body, headers });
-    const ok = response.statusCode >= 200 && response.statusCode < 300;
-    return { ok, statusCode: response.statusCode, error: ok ? null : `HTTP ${response.statusCode}` };
+    const { statusCode, head, encoding } = await post(ctx, url, body, headers);
+    const ok = statusCode >= 200 && statusCode < 300;
+    return { ok, statusCode, error: ok ? null : failureText(statusCode, head, encoding).slice(0, MAX_ERROR) };
   } catch (error) {
     return { ok: false, statusCode: null, error: describe(error) };
   }
@@ -81,9 +138,14 @@ async function notifyOwner(ctx: TWebhooksContext, log: Logger, off: TDeactivatio
  * One attempt of one delivery. PostgreSQL says what to send and whether it is still open; the outcome is
  * written before the job settles, so a crash before that only repeats the attempt (same event id).
  */
-export async function processDelivery(ctx: TWebhooksContext, job: Job): Promise<string> {
+export async function processDelivery(ctx: TWebhooksContext, job: Job, token?: string): Promise<string> {
   const payload = parsePayload('webhookDelivery', job.data);
   if (!payload) throw new UnrecoverableError('Malformed delivery payload');
+  const { slots } = ctx;
+  // Known owner and no room: back to the delayed set before even reading the delivery.
+  const webhookId = webhookOfDeliveryJob(job.id);
+  const owner = webhookId ? slots.accountOf(webhookId) : undefined;
+  if (webhookId && owner && !slots.hasRoom(webhookId, owner)) return defer(ctx, job, token);
   const loaded = await ctx.deliveries.loadForAttempt(payload.deliveryId);
   if (!loaded) return 'gone';
   if (loaded.status !== 'pending' && loaded.status !== 'retrying') return loaded.status;
@@ -98,7 +160,31 @@ export async function processDelivery(ctx: TWebhooksContext, job: Job): Promise<
     );
     return 'inactive';
   }
+  const accountId = loaded.webhook.accountId;
+  slots.remember(loaded.webhookId, accountId);
+  const slot = slots.take(loaded.webhookId, accountId);
+  if (slot === null) return defer(ctx, job, token);
+  try {
+    return await deliver(ctx, job, loaded);
+  } finally {
+    slots.release(loaded.webhookId, accountId, slot);
+  }
+}
 
+/**
+ * Puts the job back (delayed; no attempt counted, no slot held) while its webhook or account already has
+ * its share of this process's slots in flight.
+ */
+async function defer(ctx: TWebhooksContext, job: Job, token: string | undefined): Promise<never> {
+  if (!token || !job.id) throw new Error('cannot defer a delivery without its job lock');
+  const webhookId = webhookOfDeliveryJob(job.id);
+  const delay = ctx.slots.deferFor(webhookId, webhookId ? ctx.slots.accountOf(webhookId) : undefined);
+  await job.moveToDelayed(Date.now() + delay, token);
+  throw new DelayedError();
+}
+
+async function deliver(ctx: TWebhooksContext, job: Job, loaded: TLoaded): Promise<string> {
+  const { options } = ctx;
   const number = loaded.attempts + 1;
   const result = await attempt(ctx, loaded);
   // Ids only: the receiver URL (it may carry a token), the secret and the payload never reach the logs.

@@ -5,6 +5,7 @@ import {
   ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
+  ZMetricsHost,
   zMetricsPort,
 } from '@sps/core';
 import { z } from 'zod';
@@ -30,6 +31,13 @@ const ZWebhooksEnv = ZCommonEnv.extend({
   SMTP_URL: z.string().url().optional(),
   SMTP_FROM: z.string().default('Social Post Service <no-reply@localhost>'),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  /**
+   * Deliveries in flight per account in this process (default: half of WEBHOOK_CONCURRENCY), so one
+   * tenant's slow or failing receivers cannot hold every slot; more wait (delayed) without holding one.
+   */
+  WEBHOOK_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).optional(),
+  /** Deliveries in flight per webhook in this process (default: the account's). */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).optional(),
   /** How often this process moves undispatched outbox events to deliveries. */
   WEBHOOK_DISPATCH_EVERY: ZDuration.default(parseDuration('1s')),
   /** How often the job scheduler runs the dispatcher plus the reconciler (open deliveries without a job). */
@@ -38,9 +46,14 @@ const ZWebhooksEnv = ZCommonEnv.extend({
   WEBHOOK_LOCK_DURATION: ZDuration.default(parseDuration('30s')),
   /** `GET /metrics` and `GET /healthz` of this process; 0 turns the server off. */
   METRICS_PORT: zMetricsPort(9102),
+  /** Where METRICS_PORT listens: loopback by default (see README, Security). */
+  METRICS_HOST: ZMetricsHost,
 });
 
-export type TWebhooksEnv = z.output<typeof ZWebhooksEnv> & { encryptionKey: Buffer };
+export type TWebhooksEnv = z.output<typeof ZWebhooksEnv> & {
+  encryptionKey: Buffer;
+  usesDevelopmentKey: boolean;
+};
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TWebhooksEnv {
   return parseAppEnv(ZWebhooksEnv, source);

@@ -1,4 +1,4 @@
-import { wantsPrettyLogs } from '@sps/core';
+import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
 import { createDb, pingDb } from '@sps/db';
 import { startMetricsServer, stopOnSignals } from '@sps/ops';
 import { createQueues, createWorkerConnection } from '@sps/queue';
@@ -20,6 +20,11 @@ const logOptions = {
 const logger = wantsPrettyLogs(env, Boolean(process.stdout.isTTY))
   ? pino(logOptions, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }))
   : pino(logOptions);
+if (env.usesDevelopmentKey) {
+  // Loud on purpose: also on stderr whatever LOG_LEVEL says.
+  logger.warn(DEVELOPMENT_KEY_WARNING);
+  process.stderr.write(`\n*** WARNING: ${DEVELOPMENT_KEY_WARNING} ***\n\n`);
+}
 const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 const connection = createWorkerConnection(env.REDIS_URL);
 connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
@@ -42,6 +47,8 @@ const webhooks = await createWebhooksWorker({
     allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
     deactivateAfter: 10,
     concurrency: env.WEBHOOK_CONCURRENCY,
+    ...(env.WEBHOOK_ACCOUNT_CONCURRENCY ? { perAccountConcurrency: env.WEBHOOK_ACCOUNT_CONCURRENCY } : {}),
+    ...(env.WEBHOOK_ENDPOINT_CONCURRENCY ? { perWebhookConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY } : {}),
   },
   dispatchEveryMs: env.WEBHOOK_DISPATCH_EVERY,
   reconcileEveryMs: env.WEBHOOK_RECONCILE_EVERY,
@@ -53,6 +60,7 @@ await webhooks
 // Listening last: /healthz answers once the worker runs.
 const metricsServer = await startMetricsServer({
   port: env.METRICS_PORT,
+  host: env.METRICS_HOST,
   registry: metrics.registry,
   logger,
 });

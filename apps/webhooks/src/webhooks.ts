@@ -63,8 +63,8 @@ export async function createWebhooksWorker(deps: TWebhooksWorkerDeps): Promise<T
   const lockDuration = deps.lockDurationMs ?? 30_000;
   const worker = new Worker(
     'webhook-delivery',
-    async (job: Job) => {
-      if (job.name === 'deliver') return processDelivery(ctx, job);
+    async (job: Job, token?: string) => {
+      if (job.name === 'deliver') return processDelivery(ctx, job, token);
       if (job.name === 'dispatch') return reconcileNow();
       throw new Error(`No handler for job ${job.name}`);
     },

@@ -78,7 +78,7 @@ describe('webhook retries, timeout, deactivation with e-mail, reset on success, 
       status: 'failed',
       attempts: 6,
       lastStatusCode: 500,
-      lastError: 'HTTP 500',
+      lastError: 'HTTP 500: ok',
       nextAttemptAt: null,
     });
     expect((await api.db.webhook.findUniqueOrThrow({ where: { id: a.webhookId } })).consecutiveFailures).toBe(
@@ -128,7 +128,7 @@ describe('webhook retries, timeout, deactivation with e-mail, reset on success, 
       () => deliveriesOf(r.webhookId),
       (rows) => (rows[0]?.attempts ?? 0) >= 1,
     );
-    expect(redirected).toMatchObject({ lastStatusCode: 302, lastError: 'HTTP 302' });
+    expect(redirected).toMatchObject({ lastStatusCode: 302, lastError: 'HTTP 302: ok' });
     expect(receiver.on('/redirect').length).toBeGreaterThanOrEqual(1);
     expect(receiver.on('/followed')).toHaveLength(0);
     // Deleting the webhooks ends their deliveries (the rows cascade; queued jobs find nothing).

@@ -39,6 +39,8 @@ export interface TAppErrorOptions {
   /** What the caller can do about it (Variant A's `fix`). */
   fix?: string;
   issues?: TFieldIssue[];
+  /** How many issues there were when `issues` holds only the first ones. */
+  issueCount?: number;
   /** Extra machine-readable details (merged into the variant's `details`). */
   details?: Record<string, unknown>;
   /** Seconds, for rate limits. */
@@ -49,6 +51,8 @@ export class AppError extends Error {
   readonly code: TErrorCode;
   readonly fix: string | undefined;
   readonly issues: TFieldIssue[];
+  /** All issues found; more than `issues.length` when only the first MAX_REPORTED_ISSUES are reported. */
+  readonly issueCount: number;
   readonly details: Record<string, unknown>;
   readonly retryAfter: number | undefined;
 
@@ -58,10 +62,17 @@ export class AppError extends Error {
     this.code = code;
     this.fix = options.fix;
     this.issues = options.issues ?? [];
+    this.issueCount = Math.max(options.issueCount ?? 0, this.issues.length);
     this.details = options.details ?? {};
     this.retryAfter = options.retryAfter;
   }
 }
+
+/**
+ * Issues reported in one answer: a body of a megabyte of wrong types could otherwise produce an answer of
+ * tens of megabytes. The count of all of them is reported alongside.
+ */
+export const MAX_REPORTED_ISSUES = 20;
 
 export function validationError(issues: TFieldIssue[], fix?: string): AppError {
   const first = issues[0];
@@ -69,7 +80,8 @@ export function validationError(issues: TFieldIssue[], fix?: string): AppError {
   const more =
     issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
   return new AppError('validation_error', message + more, {
-    issues,
+    issues: issues.slice(0, MAX_REPORTED_ISSUES),
+    issueCount: issues.length,
     ...(fix ? { fix } : {}),
   });
 }

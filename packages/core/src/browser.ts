@@ -2,5 +2,11 @@
 // text exactly as the API will, and its forms offer the API's own choices, because they use the same code.
 export { findMediaViolations } from './media-rules.js';
 export { NETWORK_TEXT_LIMITS, PLATFORMS, type TPlatform } from './platforms.js';
-export { findTextViolations, type TTextViolation, textLength } from './text-length.js';
+export {
+  describeViolation,
+  findTextViolations,
+  measureFor,
+  type TTextViolation,
+  textLength,
+} from './text-length.js';
 export { WEBHOOK_EVENT_TYPES } from './webhook-b.js';

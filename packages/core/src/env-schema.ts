@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { PLATFORMS, type TPlatform } from './platforms.js';
@@ -31,6 +32,12 @@ export const ZOptionalBooleanFlag = z
 export function zMetricsPort(defaultPort: number) {
   return z.coerce.number().int().min(0).max(65535).default(defaultPort);
 }
+
+/**
+ * The address a worker's metrics and health server listens on: loopback unless an operator opens it
+ * (`0.0.0.0` for a Prometheus in another container), as /metrics has no authentication of its own.
+ */
+export const ZMetricsHost = z.string().min(1).default('127.0.0.1');
 
 /**
  * Human-readable logs (pino-pretty) instead of JSON lines: `LOG_PRETTY` when set, else in development
@@ -82,15 +89,35 @@ export function networkBaseUrls(env: Record<string, string | undefined>): Partia
   return out;
 }
 
+/** Whether a URL's host is this machine only: localhost (and *.localhost), 127.0.0.0/8 or ::1. */
+export function isLoopbackUrl(value: string): boolean {
+  let host: string;
+  try {
+    host = new URL(value).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host.startsWith('[')) host = host.slice(1, -1);
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return isIP(host) === 6 && /^(0*:)*:?0*1$/.test(host);
+}
+
+/** What every process says at start while it seals secrets with the development key (see parseAppEnv). */
+export const DEVELOPMENT_KEY_WARNING =
+  'ENCRYPTION_KEY is not set: social tokens and webhook secrets are sealed with a development key derived from a string in the source code, which anyone can rebuild. Set ENCRYPTION_KEY (openssl rand -hex 32) before storing real credentials; secrets sealed with the development key cannot be opened with a new one.';
+
 /**
  * Parses an app's environment with its schema (ZCommonEnv extended): one `Invalid environment: …` error
- * naming every bad variable, ENCRYPTION_KEY required in production, and the key decoded once (outside
- * production without one, a fixed development key).
+ * naming every bad variable, ENCRYPTION_KEY required in production, and the key decoded once. Outside
+ * production a missing key falls back to a fixed development key (`usesDevelopmentKey`, which the app
+ * must warn about), but only while PUBLIC_URL is a loopback address: a service reachable from elsewhere
+ * would otherwise store real credentials under a key that is in the source.
  */
 export function parseAppEnv<T extends { NODE_ENV: string; ENCRYPTION_KEY?: string | undefined }>(
   schema: z.ZodType<T>,
   source: Record<string, string | undefined>,
-): T & { encryptionKey: Buffer } {
+): T & { encryptionKey: Buffer; usesDevelopmentKey: boolean } {
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -100,9 +127,16 @@ export function parseAppEnv<T extends { NODE_ENV: string; ENCRYPTION_KEY?: strin
   if (!env.ENCRYPTION_KEY && env.NODE_ENV === 'production') {
     throw new Error('Invalid environment: ENCRYPTION_KEY is required in production');
   }
+  const publicUrl = source.PUBLIC_URL;
+  if (!env.ENCRYPTION_KEY && publicUrl && !isLoopbackUrl(publicUrl)) {
+    throw new Error(
+      `Invalid environment: ENCRYPTION_KEY is required when PUBLIC_URL (${publicUrl}) is not a loopback address: the development key is derived from a string in the source code, so anyone could open the tokens and secrets stored with it. Set ENCRYPTION_KEY (openssl rand -hex 32).`,
+    );
+  }
   return {
     ...env,
     encryptionKey: env.ENCRYPTION_KEY ? parseEncryptionKey(env.ENCRYPTION_KEY) : developmentKey('local'),
+    usesDevelopmentKey: !env.ENCRYPTION_KEY,
   };
 }
 

@@ -15,11 +15,16 @@ const fieldDetails = {
   issues: z.array(ZFieldIssue).optional(),
 };
 
+const issueCount = z
+  .int()
+  .optional()
+  .meta({ description: 'How many issues there were, when `issues` holds only the first 20.' });
+
 /** Variant A: `{error, fix?, details?}`. */
 export const ZErrorBodyA = z.object({
   error: z.string().meta({ description: 'What went wrong; names the field for validation errors.' }),
   fix: z.string().optional().meta({ description: 'What to do about it.' }),
-  details: z.looseObject(fieldDetails).optional(),
+  details: z.looseObject({ ...fieldDetails, issueCount }).optional(),
 });
 
 /** Variant B: `{error, code, details}`. */
@@ -28,6 +33,7 @@ export const ZErrorBodyB = z.object({
   code: z.enum(ERROR_CODES),
   details: z.looseObject({
     ...fieldDetails,
+    issue_count: issueCount,
     fix: z.string().optional().meta({ description: 'What to do about it.' }),
   }),
 });

@@ -11,7 +11,7 @@ import {
   ZOffsetDateTime,
   ZText,
 } from './text-fields.js';
-import { findTextViolations } from './text-length.js';
+import { describeViolation, findTextViolations } from './text-length.js';
 import { zodIssues } from './zod-issues.js';
 
 /** Media is a URI string or `{url, altText}`; strings are normalised to objects so paths stay uniform. */
@@ -61,6 +61,8 @@ export const ZCreatePostA = z.object(
     platforms: z
       .array(ZPlatformA, { error: 'must be an array of platform names' })
       .min(1, { error: 'must list at least one platform' })
+      // Longer lists must repeat one; the bound also keeps a huge array from being checked item by item.
+      .max(VARIANT_A_PLATFORMS.length, { error: 'must not repeat a platform' })
       .refine((list) => new Set(list).size === list.length, { error: 'must not repeat a platform' }),
     scheduledFor: ZOffsetDateTime.nullable().optional(),
     scheduled_for: ZOffsetDateTime.nullable().optional(),
@@ -178,7 +180,7 @@ export function parseCreatePostA(body: unknown, now: Date): TPostChanges {
   for (const v of findTextViolations(input.platforms, texts)) {
     issues.push({
       field: v.segmentIndex === 0 ? 'content' : `segments.${v.segmentIndex - 1}.content`,
-      message: `is ${v.length} characters for ${v.platform}, over its limit of ${v.max}${v.platform === 'twitter' ? ' (weighted; links count 23)' : ''}`,
+      message: `${describeViolation(v)}${v.platform === 'twitter' ? ' (links count 23)' : ''}`,
     });
   }
   if (issues.length > 0) throw validationError(issues);
@@ -199,13 +201,38 @@ export function parseCreatePostA(body: unknown, now: Date): TPostChanges {
 /** GET /api/posts `status` query (optional). */
 export const ZListStatusA = z.enum(['queued', 'pending'], { error: 'must be queued or pending' });
 
+/**
+ * The most posts one GET /api/posts answer holds (the spec says "all posts"; see the README's Decisions):
+ * `hasMore` and `nextOffset` lead to the rest.
+ */
+export const MAX_LIST_A = 100;
+
+export const ZListQueryA = z.object({
+  status: ZListStatusA.optional(),
+  limit: z.coerce
+    .number({ error: `must be an integer from 1 to ${MAX_LIST_A}` })
+    .int({ error: `must be an integer from 1 to ${MAX_LIST_A}` })
+    .min(1, { error: `must be an integer from 1 to ${MAX_LIST_A}` })
+    .max(MAX_LIST_A, { error: `must be an integer from 1 to ${MAX_LIST_A}` })
+    .default(MAX_LIST_A),
+  offset: z.coerce
+    .number({ error: 'must be a non-negative integer' })
+    .int({ error: 'must be a non-negative integer' })
+    .min(0, { error: 'must be a non-negative integer' })
+    .max(1_000_000, { error: 'must be at most 1000000' })
+    .default(0),
+});
+
 export function parseListQueryA(query: Record<string, unknown>): {
   queueState: 'queued' | 'pending' | undefined;
+  limit: number;
+  offset: number;
 } {
-  if (query.status === undefined || query.status === '') return { queueState: undefined };
-  const result = ZListStatusA.safeParse(query.status);
-  if (!result.success) throw validationError([{ field: 'status', message: 'must be queued or pending' }]);
-  return { queueState: result.data };
+  const clean = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ''));
+  const parsed = ZListQueryA.safeParse(clean);
+  if (!parsed.success) throw validationError(zodIssues(parsed.error));
+  const { status, limit, offset } = parsed.data;
+  return { queueState: status, limit, offset };
 }
 
 /** `deleteFromPlatforms` query flag of DELETE /api/posts/{id}: `true`/`false` (or 1/0); empty or omitted is true. */

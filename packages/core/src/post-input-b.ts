@@ -13,6 +13,8 @@ export const ZPlatformB = z.enum(PLATFORMS, { error: `must be one of ${PLATFORMS
 export const ZPlatformsB = z
   .array(ZPlatformB, { error: 'must be an array of platform names' })
   .min(1, { error: 'must list at least one platform' })
+  // Longer lists must repeat one; the bound also keeps a huge array from being checked item by item.
+  .max(PLATFORMS.length, { error: 'must not repeat a platform' })
   .refine((list) => new Set(list).size === list.length, { error: 'must not repeat a platform' });
 
 export const ZMediaB = z
@@ -48,7 +50,11 @@ export const ZSegmentB = z
   .object(
     {
       content: ZText(0, 5000),
-      media_urls: z.array(ZHttpUrl, { error: 'must be an array of URL strings' }).optional(),
+      media_urls: z
+        .array(ZHttpUrl, { error: 'must be an array of URL strings' })
+        // The exact rule (4 images or 1 video) is below; this bound only stops huge arrays early.
+        .max(100, { error: 'must have at most 4 images' })
+        .optional(),
     },
     { error: 'must be an object {content, media_urls?}' },
   )

@@ -2,8 +2,12 @@ import { z } from 'zod';
 import { PLATFORMS } from './platforms.js';
 import type { TMedia, TPostRecord, TTargetRecord } from './post-model.js';
 import { QUEUE_STATES } from './post-state.js';
+import { RESOLVED_BY_READBACK } from './post-view-b.js';
 
-export type TPlatformPostIdA = { id: string; url: string } | { error: string };
+export type TPlatformPostIdA = { id: string; url: string; resolvedBy?: 'readback' } | { error: string };
+
+const resolvedBy = (t: TTargetRecord) =>
+  t.errorKind === RESOLVED_BY_READBACK ? { resolvedBy: 'readback' as const } : {};
 
 function mediaListA(media: TMedia | null) {
   if (!media) return [];
@@ -18,7 +22,7 @@ function platformPostIds(targets: TTargetRecord[]): Record<string, TPlatformPost
   const out: Record<string, TPlatformPostIdA> = {};
   for (const t of targets) {
     if (t.status === 'succeeded' && t.remotePostId)
-      out[t.platform] = { id: t.remotePostId, url: t.remoteUrl ?? '' };
+      out[t.platform] = { id: t.remotePostId, url: t.remoteUrl ?? '', ...resolvedBy(t) };
     else if ((t.status === 'failed' || t.status === 'unknown') && t.error)
       out[t.platform] = { error: t.error };
   }
@@ -53,6 +57,7 @@ export function presentPublishResultA(target: TTargetRecord) {
     platform: target.platform,
     success,
     ...(success && target.remoteUrl ? { postUrl: target.remoteUrl } : {}),
+    ...(success ? resolvedBy(target) : {}),
     ...(!success && target.error ? { error: target.error } : {}),
   };
 }
@@ -62,8 +67,13 @@ export function presentPublishResultA(target: TTargetRecord) {
 
 const ZMediaViewA = z.object({ url: z.string(), altText: z.string().optional() });
 
+const ZResolvedByA = z.literal('readback').optional().meta({
+  description:
+    "Present when the network's answer was lost and the post was found by reading the network back.",
+});
+
 export const ZPlatformPostIdA = z.union([
-  z.object({ id: z.string(), url: z.string() }),
+  z.object({ id: z.string(), url: z.string(), resolvedBy: ZResolvedByA }),
   z.object({ error: z.string() }),
 ]);
 
@@ -90,6 +100,7 @@ export const ZPublishResultA = z.object({
   platform: z.enum(PLATFORMS),
   success: z.boolean(),
   postUrl: z.string().optional().meta({ description: 'Present on success.' }),
+  resolvedBy: ZResolvedByA,
   error: z.string().optional().meta({ description: 'What failed and what to do next.' }),
 });
 presentPublishResultA satisfies (target: TTargetRecord) => z.output<typeof ZPublishResultA>;

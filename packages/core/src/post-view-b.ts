@@ -25,15 +25,26 @@ function mediaUrls(media: TMedia | null): string[] {
 }
 
 export type TPlatformResultB =
-  | { success: true; post_id: string; post_url: string }
+  | { success: true; post_id: string; post_url: string; resolved_by?: 'readback' }
   | { success: false; error: string };
+
+/**
+ * A success whose answer was lost and was learned by reading the network back carries `errorKind`
+ * `readback` on its target (README, Decisions); shown as `resolved_by` / `resolvedBy`.
+ */
+export const RESOLVED_BY_READBACK = 'readback';
 
 /** Only finished networks appear: results fill in as each network completes. */
 function platformResults(targets: TTargetRecord[]): Record<string, TPlatformResultB> | null {
   const out: Record<string, TPlatformResultB> = {};
   for (const t of targets) {
     if (t.status === 'succeeded') {
-      out[t.platform] = { success: true, post_id: t.remotePostId ?? '', post_url: t.remoteUrl ?? '' };
+      out[t.platform] = {
+        success: true,
+        post_id: t.remotePostId ?? '',
+        post_url: t.remoteUrl ?? '',
+        ...(t.errorKind === RESOLVED_BY_READBACK ? { resolved_by: 'readback' as const } : {}),
+      };
     } else if (t.status === 'failed' || t.status === 'unknown') {
       out[t.platform] = { success: false, error: t.error ?? 'Publishing failed' };
     }
@@ -65,7 +76,15 @@ export type TPostViewB = ReturnType<typeof presentPostB>;
 // (`satisfies` below) and against real responses in apps/api/test/openapi.test.ts.
 
 export const ZPlatformResultB = z.union([
-  z.object({ success: z.literal(true), post_id: z.string(), post_url: z.string() }),
+  z.object({
+    success: z.literal(true),
+    post_id: z.string(),
+    post_url: z.string(),
+    resolved_by: z.literal('readback').optional().meta({
+      description:
+        "Present when the network's answer was lost and the post was found by reading the network back.",
+    }),
+  }),
   z.object({ success: z.literal(false), error: z.string() }),
 ]);
 

@@ -2,7 +2,7 @@ import { AppError, type TErrorCode, type TFieldIssue } from './app-error.js';
 import { findMediaProblems, mediaProblemField, type TMediaFieldStyle } from './media-rules.js';
 import type { TPlatform } from './platforms.js';
 import { postTexts, type TMedia, type TSegment } from './post-model.js';
-import { findTextViolations } from './text-length.js';
+import { describeViolation, findTextViolations, type TParseBudget } from './text-length.js';
 
 export interface TPublishable {
   content: string;
@@ -28,11 +28,12 @@ export function findPublishProblems(
   post: TPublishable,
   connected: ReadonlySet<TPlatform>,
   style: TMediaFieldStyle = 'B',
+  budget?: TParseBudget,
 ): TPublishProblems {
-  const tooLong = findTextViolations(post.platforms, postTexts(post)).map((v) => ({
+  const tooLong = findTextViolations(post.platforms, postTexts(post), budget).map((v) => ({
     platform: v.platform,
     field: v.segmentIndex === 0 ? 'content' : `segments.${v.segmentIndex - 1}.content`,
-    message: `is ${v.length} characters for ${v.platform}, over its limit of ${v.max}`,
+    message: describeViolation(v),
   }));
   // Each segment goes out as its own post (a reply or a numbered post), so it meets the same rules.
   const media = findMediaProblems(post.platforms, post).map((p) => ({

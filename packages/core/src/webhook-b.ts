@@ -6,6 +6,12 @@ import { zodIssues } from './zod-issues.js';
 // The schemas are exported so the MCP tools validate with the very ones the REST routes parse with.
 
 /** The five event types; the outbox (`recordEvent` in @sps/db) records exactly these. */
+/**
+ * Webhooks one account may have (active or not). Each is a fan-out of every event to a receiver the
+ * worker must call, so the number is bounded; 25 covers a receiver per event type per environment.
+ */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 25;
+
 export const WEBHOOK_EVENT_TYPES = [
   'post.published',
   'post.failed',
@@ -36,6 +42,7 @@ const ZEvents = z
     error: 'must be an array of event types',
   })
   .min(1, { error: 'must list at least one event type' })
+  .max(100, { error: 'must have at most 100 event types' })
   .transform((list) => [...new Set(list)]);
 
 export const ZCreateWebhookB = z.strictObject(

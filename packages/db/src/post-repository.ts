@@ -163,29 +163,32 @@ export function createPostRepository(db: TDb) {
     },
 
     /** Variant A list: every post of the account, newest first, optionally by queue state. */
-    async listAll(accountId: string, queueState?: TQueueState): Promise<TPostRecord[]> {
-      const rows = await db.post.findMany({
-        where: { accountId, deletedAt: null, ...(queueState ? { queueState } : {}) },
-        include: POST_INCLUDE,
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      });
-      return rows.map(toPostRecord);
-    },
-
-    /** Variant B list: one page and the total for the filter. */
+    /**
+     * One page of the account's posts and the total for the filter: newest first, or (`oldestQueued`) in
+     * queue order. Lists are always paged: no answer holds more than the caller's limit.
+     */
     async listPage(
       accountId: string,
-      filter: { status?: TPostStatus; limit: number; offset: number },
+      filter: {
+        status?: TPostStatus;
+        queueState?: TQueueState;
+        limit: number;
+        offset: number;
+        order?: 'newest' | 'oldestQueued';
+      },
     ): Promise<{ posts: TPostRecord[]; total: number }> {
-      const where = { accountId, deletedAt: null, ...(filter.status ? { status: filter.status } : {}) };
+      const where = {
+        accountId,
+        deletedAt: null,
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.queueState ? { queueState: filter.queueState } : {}),
+      };
+      const orderBy =
+        filter.order === 'oldestQueued'
+          ? [{ queuedAt: 'asc' as const }, { id: 'asc' as const }]
+          : [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
       const [rows, total] = await Promise.all([
-        db.post.findMany({
-          where,
-          include: POST_INCLUDE,
-          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-          take: filter.limit,
-          skip: filter.offset,
-        }),
+        db.post.findMany({ where, include: POST_INCLUDE, orderBy, take: filter.limit, skip: filter.offset }),
         db.post.count({ where }),
       ]);
       return { posts: rows.map(toPostRecord), total };

@@ -21,6 +21,8 @@ export interface TSegmentRef {
   remoteUrl: string | null;
   meta: Record<string, string> | null;
   attempts: number;
+  /** When the segment's write-ahead row was first recorded (the earliest it can have reached the network). */
+  createdAt: Date;
 }
 
 export interface TTargetUpdate {
@@ -55,7 +57,11 @@ export interface TLoadedPost {
 }
 
 type TLoadRow = TPostSqlRow & {
-  segment_rows: (Omit<TSegmentRef, 'meta'> & { platform: string; meta: Record<string, string> | null })[];
+  segment_rows: (Omit<TSegmentRef, 'meta' | 'createdAt'> & {
+    platform: string;
+    meta: Record<string, string> | null;
+    createdAt: string;
+  })[];
   account_rows: TPublishAccount[];
 };
 
@@ -107,6 +113,7 @@ function toLoaded(row: TLoadRow): TLoadedPost {
       remoteUrl: s.remoteUrl,
       meta: s.meta,
       attempts: s.attempts,
+      createdAt: new Date(s.createdAt),
     })),
   };
 }
@@ -132,7 +139,7 @@ export function createPublishBatches(db: TDb) {
       text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS},
            COALESCE((SELECT json_agg(json_build_object('platform', s.platform, 'segmentIndex', s.segment_index,
                'status', s.status, 'remoteId', s.remote_id, 'remoteUrl', s.remote_url, 'meta', s.remote_meta,
-               'attempts', s.attempts))
+               'attempts', s.attempts, 'createdAt', s.created_at))
              FROM segment_deliveries s WHERE s.post_id = p.id), '[]'::json) AS segment_rows,
            COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
                'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,

@@ -32,7 +32,8 @@ type TBeginRow = Omit<TPostSqlRow, 'id'> & { id: string | null; locked_id: strin
  * batchLoader): the row locks (in id order), the status and version checks, one target per network with
  * its account (or the reason it failed before sending), a new attempt number (part of the job id), and the
  * posts as they are afterwards. Targets of networks no longer listed are dropped; segments a network
- * already holds (a thread cut short by a failure) are kept, so they are never sent twice. Each request is
+ * already holds (a thread cut short by a failure) are kept, so they are never sent twice, and so are
+ * segments whose outcome is unknown (the publisher reads the network back before sending them). Each request is
  * checked against its own account, statuses and version; the same post twice in one batch goes to a later
  * round, which then sees the first one's outcome.
  */
@@ -59,7 +60,7 @@ export function createPublishBegin(db: TDb) {
           DELETE FROM post_targets t USING ok WHERE t.post_id = ok.id AND t.platform <> ALL (ok.platforms)
         ), dropped_segments AS (
           DELETE FROM segment_deliveries s USING ok
-          WHERE s.post_id = ok.id AND (s.platform <> ALL (ok.platforms) OR s.status <> 'sent')
+          WHERE s.post_id = ok.id AND (s.platform <> ALL (ok.platforms) OR s.status NOT IN ('sent', 'unknown'))
         ), targets AS (
           INSERT INTO post_targets (id, post_id, platform, social_account_id, status, error, error_kind, updated_at)
           SELECT gen_random_uuid(), ok.id, pl, (ok.accounts ->> pl::text)::uuid,

@@ -43,8 +43,10 @@ export function createPublishRepository(db: TDb) {
     },
 
     /**
-     * Sends again only what did not reach a network: failed and unknown targets go back to pending;
-     * their segments without a remote id are forgotten (a person asked for the resend), sent ones stay.
+     * Sends again only what did not reach a network: failed and unknown targets go back to pending. Failed
+     * segments are forgotten; segments whose outcome is unknown stay `unknown`, which tells the next attempt
+     * that a person asked: it reads the network back first and sends only what is not there (or what the
+     * network cannot be asked about). Sent segments stay.
      */
     async beginRetry(accountId: string, postId: string): Promise<TBeginOutcome> {
       return db.$transaction(async (tx) => {
@@ -58,7 +60,11 @@ export function createPublishRepository(db: TDb) {
           return { kind: 'nothing_to_retry' } as const;
         }
         await tx.segmentDelivery.deleteMany({
-          where: { postId, platform: { in: retry }, NOT: { status: 'sent' } },
+          where: { postId, platform: { in: retry }, status: 'failed' },
+        });
+        await tx.segmentDelivery.updateMany({
+          where: { postId, platform: { in: retry }, status: 'sending' },
+          data: { status: 'unknown' },
         });
         await tx.postTarget.updateMany({
           where: { postId, platform: { in: retry } },

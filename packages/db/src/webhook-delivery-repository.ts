@@ -29,6 +29,7 @@ interface TAttemptRow {
   event_id: string;
   status: 'pending' | 'retrying' | 'succeeded' | 'failed';
   attempts: number;
+  account_id: string;
   url: string;
   secret_encrypted: string;
   is_active: boolean;
@@ -43,7 +44,7 @@ export interface TAttemptInput {
   eventId: string;
   status: TAttemptRow['status'];
   attempts: number;
-  webhook: { id: string; url: string; secretEncrypted: string; isActive: boolean };
+  webhook: { id: string; accountId: string; url: string; secretEncrypted: string; isActive: boolean };
   event: { id: string; type: string; data: unknown; createdAt: Date };
 }
 
@@ -63,7 +64,7 @@ export function createWebhookDeliveryRepository(db: TDb) {
     const { rows } = await sqlOf(db).query<TAttemptRow>({
       name: 'delivery_load',
       text: `SELECT d.id, d.webhook_id, d.event_id, d.status::text AS status, d.attempts,
-                    w.url, w.secret_encrypted, w.is_active, e.type, e.data, e.created_at
+                    w.account_id, w.url, w.secret_encrypted, w.is_active, e.type, e.data, e.created_at
              FROM webhook_deliveries d
              JOIN webhooks w ON w.id = d.webhook_id
              JOIN events e ON e.id = d.event_id
@@ -157,6 +158,7 @@ export function createWebhookDeliveryRepository(db: TDb) {
         attempts: row.attempts,
         webhook: {
           id: row.webhook_id,
+          accountId: row.account_id,
           url: row.url,
           secretEncrypted: row.secret_encrypted,
           isActive: row.is_active,

@@ -43,8 +43,24 @@ export function createWebhookRepository(db: TDb) {
     UUID_PATTERN.test(id) ? db.webhook.findFirst({ where: { id, accountId } }) : null;
 
   return {
-    async create(input: { accountId: string; url: string; events: string[]; secretEncrypted: string }) {
-      return toRecord(await db.webhook.create({ data: input }));
+    /**
+     * Creates the webhook unless the account already has `max`: the account row is locked for the count,
+     * so concurrent creates cannot pass the limit together.
+     */
+    async create(
+      input: { accountId: string; url: string; events: string[]; secretEncrypted: string },
+      max = Number.POSITIVE_INFINITY,
+    ): Promise<TWebhookRecord | { limit: number }> {
+      return db.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${input.accountId}::uuid FOR UPDATE`;
+        if (
+          Number.isFinite(max) &&
+          (await tx.webhook.count({ where: { accountId: input.accountId } })) >= max
+        ) {
+          return { limit: max };
+        }
+        return toRecord(await tx.webhook.create({ data: input }));
+      });
     },
 
     async list(accountId: string): Promise<TWebhookRecord[]> {

@@ -6,14 +6,17 @@ import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
+  TFindOutcome,
   TNetworkConnector,
   TNetworkFailure,
+  TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
 import { classifyHttpError, createHttpClient } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { readFailure } from './readback-match.js';
 
 const NETWORK = 'Bluesky';
 const POST_COLLECTION = 'app.bsky.feed.post';
@@ -214,6 +217,7 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
             record.embed = embed.value;
           }
           let ref: TStrongRef;
+          let readBack = false;
           try {
             ref = await http
               .post('xrpc/com.atproto.repo.createRecord', {
@@ -228,12 +232,14 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
             const found = await existing(http, s, rkey).catch(() => null);
             if (!found) throw err;
             ref = found;
+            readBack = true;
           }
           return {
             ok: true,
             remoteId: ref.uri,
             url: `https://bsky.app/profile/${s.handle}/post/${rkeyOf(ref.uri)}`,
             meta: { uri: ref.uri, cid: ref.cid },
+            ...(readBack ? { readBack } : {}),
           };
         });
         return created;
@@ -241,6 +247,35 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
         // The record key makes a resend harmless (it finds the record), so no outcome is ever unknown here.
         const { outcomeUnknown: _safe, ...failure } = classify(err);
         return { ok: false, failure };
+      }
+    },
+
+    /**
+     * The segment's record key is derived from its idempotency key and the post's creation time, so the
+     * question is one `com.atproto.repo.getRecord` at that key (public, no rate-limit cost of a listing).
+     * https://docs.bsky.app/docs/api/com-atproto-repo-get-record
+     */
+    async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
+      if (!probe.postCreatedAt) {
+        return {
+          kind: 'cannot_tell',
+          reason: `the post's creation time, part of its ${NETWORK} record key, is unknown.`,
+        };
+      }
+      const rkey = blueskyRecordKey(probe.idempotencyKey, probe.postCreatedAt);
+      try {
+        return await withSession(probe.account, async (s, http): Promise<TFindOutcome> => {
+          const found = await existing(http, s, rkey);
+          if (!found) return { kind: 'absent' };
+          return {
+            kind: 'found',
+            remoteId: found.uri,
+            url: `https://bsky.app/profile/${s.handle}/post/${rkeyOf(found.uri)}`,
+            meta: { uri: found.uri, cid: found.cid },
+          };
+        });
+      } catch (err) {
+        return readFailure(err, classify, NETWORK);
       }
     },
 

@@ -84,14 +84,57 @@ export interface TNetworkFailure {
 }
 
 export type TPublishOutcome =
-  | { ok: true; remoteId: string; url: string; meta?: Record<string, string> }
+  | {
+      ok: true;
+      remoteId: string;
+      url: string;
+      meta?: Record<string, string>;
+      /** The call's answer was lost and the connector found the post by reading it back (Bluesky). */
+      readBack?: boolean;
+    }
   | { ok: false; failure: TNetworkFailure };
 
 export type TDeleteOutcome = { ok: true } | { ok: false; failure: TNetworkFailure };
 
+/**
+ * What the service sent in a call whose answer never arrived, so the network can be asked whether it holds
+ * it: the exact text, the reply target, the media count, the idempotency key and the time window.
+ */
+export interface TPublishedProbe {
+  account: TConnectorAccount;
+  /** The text exactly as it was sent (suffix included). */
+  text: string;
+  replyTo: TRemoteRef | null;
+  root: TRemoteRef | null;
+  /** Images plus video attached to the segment. */
+  mediaCount: number;
+  idempotencyKey: string;
+  postCreatedAt?: Date;
+  /** When the write-ahead row was first recorded: the post cannot be older. */
+  since: Date;
+  /** Now, when asked. */
+  until: Date;
+}
+
+/**
+ * The network's answer to "did it land?": the post it holds (recorded as if the original answer had
+ * arrived), its absence (send it), no way to tell (a person checks; `reason` says why), or a failed read
+ * (`rate_limited` and `transient` mean ask again later, never resend blindly).
+ */
+export type TFindOutcome =
+  | { kind: 'found'; remoteId: string; url: string; meta?: Record<string, string> }
+  | { kind: 'absent' }
+  | { kind: 'cannot_tell'; reason: string }
+  | { kind: 'failed'; failure: TNetworkFailure };
+
 export interface TNetworkConnector {
   readonly platform: TPlatform;
   publish(input: TPublishInput): Promise<TPublishOutcome>;
+  /**
+   * Reads the account back to learn whether a segment whose answer was lost landed, with a bounded number
+   * of reads. Absent where the network's API offers no such read.
+   */
+  findPublished?(probe: TPublishedProbe): Promise<TFindOutcome>;
   /** Absent when the network's API cannot delete a published post. */
   delete?(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome>;
 }

@@ -4,14 +4,17 @@ import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
+  TFindOutcome,
   TNetworkConnector,
   TNetworkFailure,
+  TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
 import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { inWindow, MAX_READ_PAGES, readFailure, sameText, tooMany, windowStart } from './readback-match.js';
 
 // Discord REST v10, read 2026-11-24: files go as multipart `files[n]` beside `payload_json`, whose
 // `attachments[]` name each n and carry `description` (alt text, at most 1024 characters)
@@ -78,6 +81,19 @@ function nonceOf(idempotencyKey: string): string {
   return createHash('sha256').update(idempotencyKey).digest('base64url').slice(0, 25);
 }
 
+/** Snowflakes count milliseconds since 2015 in their top bits: a time becomes an `after` bound. */
+const DISCORD_EPOCH = 1_420_070_400_000n;
+const snowflakeAt = (d: Date) => String((BigInt(Math.max(0, d.getTime())) - DISCORD_EPOCH) << 22n);
+
+interface TFetchedMessage {
+  id: string;
+  channel_id?: string;
+  content?: string;
+  timestamp?: string;
+  author?: { id?: string };
+  attachments?: unknown[];
+}
+
 function rejected(message: string): TPublishOutcome {
   return { ok: false, failure: { kind: 'rejected', message } };
 }
@@ -140,8 +156,69 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
     return { ok: true, value: files };
   }
 
+  /** The bot's own user id (`GET /users/@me`), asked once per token. */
+  const botIds = new Map<string, string>();
+  async function botIdOf(account: TConnectorAccount): Promise<string> {
+    const known = botIds.get(account.token);
+    if (known) return known;
+    const me = await http.get('users/@me', { headers: headers(account) }).json<{ id: string }>();
+    botIds.set(account.token, me.id);
+    return me.id;
+  }
+
   return {
     platform: 'discord',
+
+    /**
+     * The channel's messages since the write-ahead (`GET /channels/{id}/messages?after=<snowflake of the
+     * window's start>&limit=100`, at most three pages), matched on the bot as author, the content and the
+     * attachment count: a fetched message does not carry the nonce, and `enforce_nonce` only dedupes for a
+     * few minutes, so after a longer outage this is what keeps a resend from posting twice. Needs
+     * VIEW_CHANNEL and READ_MESSAGE_HISTORY.
+     * https://discord.com/developers/docs/resources/message#get-channel-messages
+     */
+    async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
+      const { account } = probe;
+      const channelId = account.externalId;
+      if (!channelId) return { kind: 'cannot_tell', reason: `the ${NETWORK} account has no channel id.` };
+      try {
+        const botId = await botIdOf(account);
+        let after = snowflakeAt(windowStart(probe));
+        let read = 0;
+        for (let page = 0; page < MAX_READ_PAGES; page += 1) {
+          const messages = await http
+            .get(`channels/${encodeURIComponent(channelId)}/messages`, {
+              headers: headers(account),
+              searchParams: { after, limit: 100 },
+            })
+            .json<TFetchedMessage[]>();
+          read += messages.length;
+          const hit = messages.find(
+            (m) =>
+              m.author?.id === botId &&
+              sameText(probe.text, m.content) &&
+              (m.attachments?.length ?? 0) === probe.mediaCount &&
+              inWindow(probe, m.timestamp),
+          );
+          if (hit) {
+            const channel = hit.channel_id ?? channelId;
+            const guild = await guildOf(account, channel);
+            return {
+              kind: 'found',
+              remoteId: hit.id,
+              url: `https://discord.com/channels/${guild}/${channel}/${hit.id}`,
+              meta: { channelId: channel },
+            };
+          }
+          if (messages.length < 100) return { kind: 'absent' };
+          after = messages.reduce((max, m) => (BigInt(m.id) > BigInt(max) ? m.id : max), after);
+        }
+        return tooMany(NETWORK, read);
+      } catch (error) {
+        return readFailure(error, classify, NETWORK);
+      }
+    },
+
     async publish(input: TPublishInput): Promise<TPublishOutcome> {
       const { account, text, media } = input;
       const channelId = account.externalId;

@@ -3,14 +3,22 @@ import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
+  TFindOutcome,
   TNetworkConnector,
   TNetworkFailure,
+  TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyGraphError, graphBaseUrl, META_GRAPH_DEFAULT_VERSION } from './graph-api.js';
+import {
+  classifyGraphError,
+  findInGraphList,
+  graphBaseUrl,
+  META_GRAPH_DEFAULT_VERSION,
+} from './graph-api.js';
 import { createHttpClient } from './http-client.js';
+import { sameText } from './readback-match.js';
 
 const NETWORK = 'Facebook';
 /** Page tokens report throttling in the page usage header too. */
@@ -108,6 +116,37 @@ export function createFacebookConnector(options: TConnectorOptions): TNetworkCon
       } catch (err) {
         return { ok: false, failure: classify(err) };
       }
+    },
+
+    /**
+     * The Page's own published posts since the write-ahead (`GET /{page-id}/published_posts`, newest first;
+     * the Page token with pages_read_engagement), matched on the message. A video is found as its feed post,
+     * whose id then stands for it (delete works on either). Comments are not read back.
+     * https://developers.facebook.com/docs/graph-api/reference/page/published_posts/
+     */
+    async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
+      const { account } = probe;
+      if (!account.externalId) {
+        return { kind: 'cannot_tell', reason: `the ${NETWORK} account has no page id to read.` };
+      }
+      if (probe.root ?? probe.replyTo) {
+        return { kind: 'cannot_tell', reason: `${NETWORK} comments are not read back.` };
+      }
+      return findInGraphList<{ id: string; message?: string; permalink_url?: string }>({
+        http,
+        headers: auth(account),
+        network: NETWORK,
+        classify,
+        path: `${encodeURIComponent(account.externalId)}/published_posts`,
+        fields: 'id,message,created_time,permalink_url',
+        probe,
+        matches: (item) => sameText(probe.text, item.message ?? ''),
+        found: (item) => ({
+          kind: 'found',
+          remoteId: item.id,
+          url: `https://www.facebook.com/${item.id}`,
+        }),
+      });
     },
 
     async delete(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome> {

@@ -1,8 +1,9 @@
 import type { Got } from 'got';
 import { HTTPError } from 'got';
-import type { TNetworkFailure, TProcessingWait } from './connector.js';
+import type { TFindOutcome, TNetworkFailure, TProcessingWait, TPublishedProbe } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import { waitForProcessing } from './processing-wait.js';
+import { MAX_READ_PAGES, readFailure, tooMany, windowEnd, windowStart } from './readback-match.js';
 
 // Conventions shared by Meta's Graph APIs (Facebook pages, Instagram, Threads).
 
@@ -157,4 +158,54 @@ export async function waitForContainer(
       return { state: 'pending' };
     },
   ).then((outcome) => (outcome.ok ? { ok: true, value: undefined } : outcome));
+}
+
+export interface TGraphListSearch<T> {
+  http: Got;
+  headers: Record<string, string>;
+  network: string;
+  classify: (error: unknown) => TNetworkFailure;
+  /** The list edge, e.g. `{user-id}/threads`. */
+  path: string;
+  fields: string;
+  probe: TPublishedProbe;
+  /** Whether an item is the segment that was sent. */
+  matches: (item: T) => boolean;
+  found: (item: T) => Extract<TFindOutcome, { kind: 'found' }>;
+}
+
+/**
+ * Reads a Graph list edge newest first within the probe's window (`since`/`until` in Unix seconds, 50 a
+ * page, at most three pages) and returns the first item that is the segment.
+ * https://developers.facebook.com/docs/graph-api/results (cursor and time-based paging)
+ */
+export async function findInGraphList<T>(search: TGraphListSearch<T>): Promise<TFindOutcome> {
+  const unix = (d: Date) => Math.floor(d.getTime() / 1000);
+  let after: string | undefined;
+  let read = 0;
+  try {
+    for (let page = 0; page < MAX_READ_PAGES; page += 1) {
+      const body = await search.http
+        .get(search.path, {
+          headers: search.headers,
+          searchParams: {
+            fields: search.fields,
+            since: unix(windowStart(search.probe)),
+            until: unix(windowEnd(search.probe)),
+            limit: 50,
+            ...(after ? { after } : {}),
+          },
+        })
+        .json<{ data?: T[]; paging?: { cursors?: { after?: string }; next?: string } }>();
+      const items = body.data ?? [];
+      read += items.length;
+      const hit = items.find(search.matches);
+      if (hit) return search.found(hit);
+      after = body.paging?.cursors?.after;
+      if (!body.paging?.next || !after) return { kind: 'absent' };
+    }
+    return tooMany(search.network, read);
+  } catch (error) {
+    return readFailure(error, search.classify, search.network);
+  }
 }

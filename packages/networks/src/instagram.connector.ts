@@ -1,20 +1,24 @@
 import type {
   TConnectorAccount,
   TConnectorOptions,
+  TFindOutcome,
   TMedia,
   TNetworkConnector,
   TNetworkFailure,
+  TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
 } from './connector.js';
 import {
   classifyGraphError,
+  findInGraphList,
   graphBaseUrl,
   META_GRAPH_DEFAULT_VERSION,
   type TContainerStatusSpec,
   waitForContainer,
 } from './graph-api.js';
 import { createHttpClient } from './http-client.js';
+import { sameText } from './readback-match.js';
 
 /**
  * Instagram API with Instagram Login (graph.instagram.com); point `baseUrl` at graph.facebook.com for
@@ -186,6 +190,31 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
       } catch (error) {
         return { ok: false, failure: classify(error) };
       }
+    },
+    /**
+     * The account's published media since the write-ahead (`GET /{ig-user-id}/media`, newest first, with
+     * instagram_business_basic), matched on the caption and on being a carousel or not.
+     * https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media
+     */
+    async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
+      const { account } = probe;
+      return findInGraphList<{ id: string; caption?: string; media_type?: string; permalink?: string }>({
+        http,
+        headers: headers(account),
+        network: NETWORK,
+        classify,
+        path: `${encodeURIComponent(account.externalId ?? 'me')}/media`,
+        fields: 'id,caption,timestamp,media_type,permalink',
+        probe,
+        matches: (item) =>
+          sameText(probe.text, item.caption ?? '') &&
+          (item.media_type === 'CAROUSEL_ALBUM') === probe.mediaCount > 1,
+        found: (item) => ({
+          kind: 'found',
+          remoteId: item.id,
+          url: item.permalink ?? `https://www.instagram.com/${account.accountName.replace(/^@/, '')}/`,
+        }),
+      });
     },
     // No delete: the Instagram API cannot delete published media.
   };

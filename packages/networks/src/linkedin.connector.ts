@@ -3,7 +3,9 @@ import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
+  TFindOutcome,
   TNetworkConnector,
+  TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
@@ -11,6 +13,14 @@ import type {
 import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
 import { createLinkedInMedia } from './linkedin-media.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { inWindow, MAX_READ_PAGES, readFailure, sameText, tooMany, windowStart } from './readback-match.js';
+
+interface TFoundPost {
+  id: string;
+  commentary?: string;
+  createdAt?: number;
+  content?: { media?: unknown; multiImage?: { images?: unknown[] } };
+}
 
 const NETWORK = 'LinkedIn';
 /**
@@ -171,6 +181,48 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
         return { ok: true, remoteId: urn, url: `https://www.linkedin.com/feed/update/${urn}` };
       } catch (err) {
         return { ok: false, failure: classify(err) };
+      }
+    },
+
+    /**
+     * Find Posts by Author (`GET /rest/posts?q=author&author=…&sortBy=CREATED`, `X-RestLi-Method: FINDER`,
+     * the version headers), newest first, 50 a page, at most three pages, matched on the commentary as sent
+     * (escaped). Reading a member's posts needs r_member_social, which LinkedIn grants to few apps: without
+     * it LinkedIn answers 403 and the outcome stays for a person to check. Comments are not read back.
+     * https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api
+     */
+    async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
+      const { account } = probe;
+      const author = account.externalId;
+      if (!author?.startsWith('urn:li:')) {
+        return { kind: 'cannot_tell', reason: `the ${NETWORK} account has no author URN to read.` };
+      }
+      if (probe.root ?? probe.replyTo) {
+        return { kind: 'cannot_tell', reason: `${NETWORK} comments are not read back.` };
+      }
+      const sent = escapeLittleText(probe.text);
+      const count = 50;
+      try {
+        for (let page = 0; page < MAX_READ_PAGES; page += 1) {
+          const body = await http
+            .get('rest/posts', {
+              headers: { ...headers(account), 'x-restli-method': 'FINDER' },
+              searchParams: { q: 'author', author, count, start: page * count, sortBy: 'CREATED' },
+            })
+            .json<{ elements?: TFoundPost[] }>();
+          const elements = body.elements ?? [];
+          const hit = elements.find((p) => sameText(sent, p.commentary) && inWindow(probe, p.createdAt));
+          if (hit) {
+            return { kind: 'found', remoteId: hit.id, url: `https://www.linkedin.com/feed/update/${hit.id}` };
+          }
+          const oldest = elements.at(-1)?.createdAt;
+          if (elements.length < count || (oldest !== undefined && oldest < windowStart(probe).getTime())) {
+            return { kind: 'absent' };
+          }
+        }
+        return tooMany(NETWORK, MAX_READ_PAGES * count);
+      } catch (err) {
+        return readFailure(err, classify, NETWORK);
       }
     },
 

@@ -1,4 +1,4 @@
-import { measureText } from '@sps/core';
+import { mastodonTextLength } from '@sps/core';
 import { type Got, HTTPError } from 'got';
 import type {
   TConnectorAccount,
@@ -88,8 +88,10 @@ export function createMastodonConnector(
       const { base, http } = client.value;
       const limits = await limitsOf(base, http);
       // Counted as the server counts (links 23, remote mentions by their local part), against its own limit.
-      const length = measureText(input.text, 'mastodon');
-      if (limits.maxCharacters !== null && length > limits.maxCharacters) {
+      const measured =
+        limits.maxCharacters === null ? null : mastodonTextLength(input.text, limits.maxCharacters);
+      if (measured && limits.maxCharacters !== null && measured.length > limits.maxCharacters) {
+        const length = measured.exact ? `${measured.length}` : `more than ${limits.maxCharacters}`;
         return {
           ok: false,
           failure: {

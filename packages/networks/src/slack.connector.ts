@@ -2,15 +2,33 @@ import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
+  TFindOutcome,
   TNetworkConnector,
   TNetworkFailure,
+  TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
 import { classifyHttpError, createHttpClient, truncateBody } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { MAX_READ_PAGES, sameText, tooMany, windowEnd, windowStart } from './readback-match.js';
 import { createSlackFiles } from './slack-files.js';
+
+interface THistoryMessage {
+  ts?: string;
+  text?: string;
+  user?: string;
+  bot_id?: string;
+  files?: { id?: string }[];
+}
+interface THistory extends TSlackAnswer {
+  messages?: THistoryMessage[];
+  has_more?: boolean;
+  response_metadata?: { next_cursor?: string };
+}
+/** A Slack time bound: epoch seconds with microseconds, as `ts` values are written. */
+const slackTs = (d: Date) => (d.getTime() / 1000).toFixed(6);
 
 const DEFAULT_BASE_URL = 'https://slack.com/api';
 const NETWORK = 'Slack';
@@ -92,6 +110,32 @@ export function createSlackConnector(options: TConnectorOptions = {}): TNetworkC
     classify,
     wait: options.processingWait,
   });
+
+  /** Who the bot token posts as (`auth.test`, Tier 4), asked once per token. */
+  const identities = new Map<string, { botId?: string; userId?: string }>();
+  async function whoAmI(
+    account: TConnectorAccount,
+  ): Promise<TSlackAnswer & { bot_id?: string; user_id?: string }> {
+    const known = identities.get(account.token);
+    if (known) return { ok: true, bot_id: known.botId, user_id: known.userId };
+    const body = await http
+      .post('auth.test', { headers: headers(account), json: {} })
+      .json<TSlackAnswer & { bot_id?: string; user_id?: string }>();
+    if (body.ok) identities.set(account.token, { botId: body.bot_id, userId: body.user_id });
+    return body;
+  }
+
+  /** An `{ ok: false }` answer to a read: rate limits and tokens are asked again, the rest cannot tell. */
+  function readRefusal(body: TSlackAnswer): TFindOutcome {
+    const failure = answerFailure(body, false);
+    if (failure.kind === 'rejected') {
+      return {
+        kind: 'cannot_tell',
+        reason: `${NETWORK} refused to read the channel (${body.error ?? 'unknown_error'}; the bot needs channels:history or groups:history and to be in the channel).`,
+      };
+    }
+    return { kind: 'failed', failure };
+  }
 
   async function permalink(account: TConnectorAccount, channel: string, ts: string): Promise<string> {
     try {
@@ -186,6 +230,78 @@ export function createSlackConnector(options: TConnectorOptions = {}): TNetworkC
         };
       } catch (error) {
         return { ok: false, failure: classify(error) };
+      }
+    },
+
+    /**
+     * The channel's messages since the write-ahead (`conversations.history`, or `conversations.replies` for
+     * a reply in a thread) with `oldest`/`latest`, 100 a page, at most three pages, matched on the bot that
+     * posted (`auth.test`), the text and the files attached. Needs channels:history (groups:history for a
+     * private channel); Tier 3, and for apps distributed outside the Marketplace one request a minute of 15
+     * messages, so a full window may need the next attempt.
+     * https://docs.slack.dev/reference/methods/conversations.history
+     */
+    async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
+      const { account } = probe;
+      const channel = account.externalId;
+      if (!channel) return { kind: 'cannot_tell', reason: `the ${NETWORK} account has no channel id.` };
+      const threadTs = (probe.root ?? probe.replyTo)?.remoteId;
+      try {
+        const me = await whoAmI(account);
+        if (!me.ok) return readRefusal(me);
+        let cursor: string | undefined;
+        let read = 0;
+        for (let page = 0; page < MAX_READ_PAGES; page += 1) {
+          const body = await http
+            .get(threadTs ? 'conversations.replies' : 'conversations.history', {
+              headers: { authorization: `Bearer ${account.token}` },
+              searchParams: {
+                channel,
+                ...(threadTs ? { ts: threadTs } : {}),
+                oldest: slackTs(windowStart(probe)),
+                latest: slackTs(windowEnd(probe)),
+                inclusive: 'true',
+                limit: 100,
+                ...(cursor ? { cursor } : {}),
+              },
+            })
+            .json<THistory>();
+          if (!body.ok) return readRefusal(body);
+          const messages = body.messages ?? [];
+          read += messages.length;
+          const hit = messages.find(
+            (m) =>
+              (m.bot_id ? m.bot_id === me.bot_id : m.user === me.user_id) &&
+              m.ts !== threadTs &&
+              sameText(probe.text, m.text, { ignoreUrls: true }) &&
+              (m.files?.length ?? 0) === probe.mediaCount,
+          );
+          if (hit?.ts) {
+            const fileIds = (hit.files ?? [])
+              .map((f) => f.id ?? '')
+              .filter(Boolean)
+              .join(',');
+            return {
+              kind: 'found',
+              remoteId: hit.ts,
+              url: await permalink(account, channel, hit.ts),
+              meta: { channel, ...(fileIds ? { fileIds } : {}) },
+            };
+          }
+          cursor = body.response_metadata?.next_cursor;
+          if (!body.has_more || !cursor) return { kind: 'absent' };
+        }
+        return tooMany(NETWORK, read);
+      } catch (error) {
+        const failure = classify(error);
+        if (failure.kind === 'rejected') {
+          return {
+            kind: 'cannot_tell',
+            reason: `${NETWORK} refused to read the channel (HTTP ${failure.status}).`,
+          };
+        }
+        const { outcomeUnknown: _lost, ...rest } = failure;
+        return { kind: 'failed', failure: rest };
       }
     },
 

@@ -3,20 +3,32 @@ import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
+  TFindOutcome,
   TNetworkConnector,
   TNetworkFailure,
+  TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
 import {
   classifyGraphError,
+  findInGraphList,
   graphBaseUrl,
   type TContainerStatusSpec,
   THREADS_DEFAULT_VERSION,
   waitForContainer,
 } from './graph-api.js';
 import { createHttpClient } from './http-client.js';
+import { sameText } from './readback-match.js';
+
+interface TThreadsItem {
+  id: string;
+  text?: string;
+  permalink?: string;
+  media_type?: string;
+  replied_to?: { id?: string };
+}
 
 const NETWORK = 'Threads';
 /**
@@ -138,6 +150,36 @@ export function createThreadsConnector(options: TConnectorOptions): TNetworkConn
         // Keep the profile URL.
       }
       return { ok: true, remoteId: id, url };
+    },
+
+    /**
+     * The user's own posts since the write-ahead: `GET /{user-id}/threads` lists top-level posts and
+     * `GET /{user-id}/replies` the replies (with `replied_to`); threads_basic covers both. Matched on the
+     * text, the reply target and whether media was attached.
+     * https://developers.facebook.com/documentation/threads/retrieve-and-discover-posts/retrieve-posts
+     * https://developers.facebook.com/docs/threads/retrieve-and-manage-replies
+     */
+    async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
+      const { account } = probe;
+      const reply = probe.replyTo?.remoteId ?? null;
+      return findInGraphList<TThreadsItem>({
+        http,
+        headers: auth(account),
+        network: NETWORK,
+        classify,
+        path: `${userOf(account)}/${reply ? 'replies' : 'threads'}`,
+        fields: 'id,text,timestamp,permalink,media_type,replied_to',
+        probe,
+        matches: (item) =>
+          sameText(probe.text, item.text) &&
+          (item.replied_to?.id ?? null) === reply &&
+          (item.media_type === 'TEXT_POST') === (probe.mediaCount === 0),
+        found: (item) => ({
+          kind: 'found',
+          remoteId: item.id,
+          url: item.permalink ?? `https://www.threads.net/@${account.accountName.replace(/^@/, '')}`,
+        }),
+      });
     },
 
     async delete(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome> {

@@ -6,6 +6,7 @@ export {
   type TJobName,
   type TPayload,
   type TQueueName,
+  webhookOfDeliveryJob,
 } from './job-catalog.js';
 export {
   createQueues,

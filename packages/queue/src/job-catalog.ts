@@ -127,6 +127,13 @@ export const JOBS = {
   },
 } as const;
 
+const DELIVERY_JOB_ID = /^delivery-[0-9a-f-]{36}-([0-9a-f-]{36})$/i;
+
+/** The webhook a delivery job is for, read from its deterministic id (`delivery-<eventId>-<webhookId>`). */
+export function webhookOfDeliveryJob(jobId: string | undefined): string | undefined {
+  return jobId ? DELIVERY_JOB_ID.exec(jobId)?.[1] : undefined;
+}
+
 export type TJobName = keyof typeof JOBS;
 export type TPayload<N extends TJobName> = z.output<(typeof JOBS)[N]['payload']>;
 

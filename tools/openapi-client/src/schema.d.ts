@@ -12,7 +12,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List all posts of the account, newest first */
+        /**
+         * List the posts of the account, newest first, at most 100 per answer
+         * @description The spec asks for all posts; one answer holds at most 100 (`limit`, default 100). When `hasMore` is true, `offset=nextOffset` gives the next ones.
+         */
         get: operations["listPostsA"];
         put?: never;
         /**
@@ -372,23 +375,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Prometheus metrics (text exposition format) */
-        get: operations["metrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/oauth/callback/{platform}": {
         parameters: {
             query?: never;
@@ -581,6 +567,8 @@ export interface components {
                 /** @description The first offending field. */
                 field?: string;
                 issues?: components["schemas"]["FieldIssue"][];
+                /** @description How many issues there were, when `issues` holds only the first 20. */
+                issueCount?: number;
             } & {
                 [key: string]: unknown;
             };
@@ -593,6 +581,8 @@ export interface components {
                 /** @description The first offending field. */
                 field?: string;
                 issues?: components["schemas"]["FieldIssue"][];
+                /** @description How many issues there were, when `issues` holds only the first 20. */
+                issue_count?: number;
                 /** @description What to do about it. */
                 fix?: string;
             } & {
@@ -631,6 +621,11 @@ export interface components {
                 [key: string]: {
                     id: string;
                     url: string;
+                    /**
+                     * @description Present when the network's answer was lost and the post was found by reading the network back.
+                     * @constant
+                     */
+                    resolvedBy?: "readback";
                 } | {
                     error: string;
                 };
@@ -661,6 +656,11 @@ export interface components {
             success: boolean;
             /** @description Present on success. */
             postUrl?: string;
+            /**
+             * @description Present when the network's answer was lost and the post was found by reading the network back.
+             * @constant
+             */
+            resolvedBy?: "readback";
             /** @description What failed and what to do next. */
             error?: string;
         };
@@ -709,6 +709,11 @@ export interface components {
                     success: true;
                     post_id: string;
                     post_url: string;
+                    /**
+                     * @description Present when the network's answer was lost and the post was found by reading the network back.
+                     * @constant
+                     */
+                    resolved_by?: "readback";
                 } | {
                     /** @constant */
                     success: false;
@@ -804,6 +809,12 @@ export interface components {
         PostListA: {
             success: boolean;
             posts: components["schemas"]["PostA"][];
+            /** @description Posts matching the filter, all pages together. */
+            total: number;
+            /** @description More posts follow this page. */
+            hasMore: boolean;
+            /** @description The `offset` of the next page, when there is one. */
+            nextOffset?: number;
         };
         PostCreatedA: {
             success: boolean;
@@ -1070,6 +1081,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "queued" | "pending";
+                limit?: number;
+                offset?: number;
             };
             header?: never;
             path?: never;
@@ -2040,26 +2053,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
-                };
-            };
-        };
-    };
-    metrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metrics. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
                 };
             };
         };

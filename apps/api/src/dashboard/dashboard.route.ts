@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiKeyVerifier } from '../http/auth.js';
+import { clientKey } from '../http/client-address.js';
 import { errorHandler, notFoundRoute } from '../http/error-handler.js';
 import { jsonBody } from '../http/json-body.js';
 import { retryAfterSeconds, type WindowLimiter } from '../http/rate-limit.js';
@@ -84,7 +85,7 @@ export function dashboardApiRouter(deps: TDashboardDeps): Router {
   const secure = (req: Request) => req.secure;
 
   router.post('/session', jsonBody('16kb'), async (req, res) => {
-    await limited(deps.signInLimits.perIp, req.ip ?? 'unknown');
+    await limited(deps.signInLimits.perIp, clientKey(req.ip));
     const input = parseOrThrow(ZSignIn, req.body ?? {}, 'Send {"email": "...", "password": "..."}.');
     await limited(deps.signInLimits.perEmail, input.email.toLowerCase());
     const candidates = await deps.owners.signInCandidates(input.email);

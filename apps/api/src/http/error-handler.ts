@@ -5,13 +5,16 @@ import { STATUS_A, STATUS_B, toAppError } from './error-mapping.js';
 
 export type TVariant = 'A' | 'B';
 
-function fieldDetails(error: AppError) {
-  return error.issues.length > 0 ? { field: error.issues[0]?.field, issues: error.issues } : {};
+/** The first issue's field and the issues reported; with the count of all when only the first were kept. */
+function fieldDetails(error: AppError, countKey: 'issueCount' | 'issue_count') {
+  if (error.issues.length === 0) return {};
+  const truncated = error.issueCount > error.issues.length ? { [countKey]: error.issueCount } : {};
+  return { field: error.issues[0]?.field, issues: error.issues, ...truncated };
 }
 
 /** Variant A: `{error, fix?, details?}`. */
 export function bodyA(error: AppError) {
-  const details = { ...fieldDetails(error), ...error.details };
+  const details = { ...fieldDetails(error, 'issueCount'), ...error.details };
   return {
     error: error.message,
     ...(error.fix ? { fix: error.fix } : {}),
@@ -24,7 +27,11 @@ export function bodyB(error: AppError) {
   return {
     error: error.message,
     code: error.code,
-    details: { ...fieldDetails(error), ...error.details, ...(error.fix ? { fix: error.fix } : {}) },
+    details: {
+      ...fieldDetails(error, 'issue_count'),
+      ...error.details,
+      ...(error.fix ? { fix: error.fix } : {}),
+    },
   };
 }
 

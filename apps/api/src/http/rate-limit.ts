@@ -6,6 +6,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { TApiEnv } from '../env.js';
 import { type TTierB, tierOf } from '../limits-config.js';
 import { authOf } from './auth.js';
+import { clientKey } from './client-address.js';
 
 const MINUTE = 60;
 const HOUR = 3600;
@@ -46,6 +47,19 @@ export class WindowLimiter {
       rejectIfRedisNotReady: true,
     });
     this.fallback = new RateLimiterMemory({ keyPrefix, points: limit, duration: durationSec });
+  }
+
+  /** The window's state without counting (null when the key has no count); per process while Redis is down. */
+  async peek(key: string): Promise<TWindowResult | null> {
+    let res: RateLimiterRes | null;
+    try {
+      res = await this.store.get(key);
+    } catch (error) {
+      this.warn(error);
+      res = await this.fallback.get(key);
+    }
+    // `get` reports consumed points; the window is used up once they pass the limit.
+    return res ? this.result(res.consumedPoints < this.limit, res) : null;
   }
 
   async consume(key: string): Promise<TWindowResult> {
@@ -94,9 +108,12 @@ export function resetUnixSeconds(result: TWindowResult, now = Date.now()): numbe
 }
 
 export interface TRateLimits {
-  /** Variant A, every request per client IP and minute; runs before authentication so key guessing is limited too. */
+  /**
+   * Variant A, every request per client address (IPv6 by /64) and minute; runs before authentication so key
+   * guessing is limited too. `req.ip` honours X-Forwarded-For only as far as TRUST_PROXY says.
+   */
   perIpA: RequestHandler;
-  /** Variant A, publishing requests per client IP and hour; runs after body parsing (create/update read `published`). */
+  /** Variant A, publishing requests per client address and hour; runs after body parsing (create/update read `published`). */
   publishA: RequestHandler;
   /** Variant B, per API key by the account's tier; runs right after authentication, before the body is read. */
   perKeyB: RequestHandler;
@@ -124,11 +141,6 @@ function isPublishingA(method: string, path: string, body: unknown): boolean {
     typeof body === 'object' && body !== null && (body as { published?: unknown }).published === true;
   if (!publishNow) return false;
   return (method === 'POST' && POSTS_A.test(path)) || (method === 'PUT' && POST_A.test(path));
-}
-
-function clientIp(ip: string | undefined): string {
-  // `req.ip` honours X-Forwarded-For only with `trust proxy` (TRUST_PROXY); undefined once the socket closed.
-  return ip ?? 'unknown';
 }
 
 export function createRateLimits({ env, redis, logger }: TRateLimitDeps): TRateLimits {
@@ -169,7 +181,7 @@ export function createRateLimits({ env, redis, logger }: TRateLimitDeps): TRateL
 
   return {
     async perIpA(req, _res, next) {
-      const result = await ipMinuteA.consume(clientIp(req.ip));
+      const result = await ipMinuteA.consume(clientKey(req.ip));
       if (!result.allowed) throw limitedA(result, 'requests');
       next();
     },
@@ -179,7 +191,7 @@ export function createRateLimits({ env, redis, logger }: TRateLimitDeps): TRateL
         next();
         return;
       }
-      const result = await ipPublishA.consume(clientIp(req.ip));
+      const result = await ipPublishA.consume(clientKey(req.ip));
       if (!result.allowed) throw limitedA(result, 'publishing requests');
       next();
     },

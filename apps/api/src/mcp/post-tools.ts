@@ -117,7 +117,7 @@ export function registerPostTools(server: McpServer, deps: TPostToolDeps): void 
     {
       title: 'List posts',
       description:
-        'Lists the account posts, newest first. Filter by status, or by queue_status to see the interval queue (then all matching posts are returned).',
+        'Lists the account posts, newest first, one page at a time (total gives the count; offset the next page). Filter by status, or by queue_status to see the interval queue.',
       inputSchema: {
         status: z.enum(LIST_STATUSES_B).optional(),
         limit: z.int().min(1).max(100).optional().describe('Page size, default 10, at most 100.'),
@@ -127,11 +127,12 @@ export function registerPostTools(server: McpServer, deps: TPostToolDeps): void 
     },
     (args) =>
       run(async () => {
+        const { queue_status: _queue, ...paging } = asJson(args) as Record<string, unknown>;
+        const query = parseListQueryB(paging);
         if (args.queue_status) {
-          const list = await posts.listAll(accountId, args.queue_status);
-          return { posts: list.map(presentPostMcp), total: list.length };
+          const page = await posts.listPage(accountId, { ...query, queueState: args.queue_status });
+          return { posts: page.posts.map(presentPostMcp), total: page.total };
         }
-        const query = parseListQueryB(asJson(args) as Record<string, unknown>);
         const page = await posts.listPage(accountId, query);
         return { posts: page.posts.map(presentPostMcp), total: page.total };
       }),

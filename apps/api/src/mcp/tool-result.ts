@@ -39,7 +39,11 @@ export function toolError(error: unknown): CallToolResult {
     error: e.message,
     code: e.code,
     ...(fix ? { fix } : {}),
-    details: { ...(e.issues.length > 0 ? { issues: e.issues } : {}), ...e.details },
+    details: {
+      ...(e.issues.length > 0 ? { issues: e.issues } : {}),
+      ...(e.issueCount > e.issues.length ? { issue_count: e.issueCount } : {}),
+      ...e.details,
+    },
   };
   return {
     isError: true,

@@ -51,7 +51,13 @@ const PLATFORM_DELETIONS = [
 
 /** Response envelopes, as the route handlers in variant-a/ and variant-b/ build them. */
 export const envelopes = {
-  PostListA: z.object({ success: z.boolean(), posts: z.array(ZPostViewA) }),
+  PostListA: z.object({
+    success: z.boolean(),
+    posts: z.array(ZPostViewA),
+    total: z.int().meta({ description: 'Posts matching the filter, all pages together.' }),
+    hasMore: z.boolean().meta({ description: 'More posts follow this page.' }),
+    nextOffset: z.int().optional().meta({ description: 'The `offset` of the next page, when there is one.' }),
+  }),
   PostCreatedA: z.object({
     success: z.boolean(),
     post: ZPostViewA,

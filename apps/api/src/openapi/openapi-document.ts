@@ -25,14 +25,6 @@ export const OPERATIONS_OPS: readonly TOperationSpec[] = [
   },
   {
     method: 'get',
-    path: '/metrics',
-    operationId: 'metrics',
-    summary: 'Prometheus metrics (text exposition format)',
-    success: { status: 200, description: 'The metrics.', mediaType: 'text/plain' },
-    errors: [],
-  },
-  {
-    method: 'get',
     path: '/oauth/callback/{platform}',
     operationId: 'oauthCallback',
     summary: "Where a network's authorization page sends the user back (no API key: the state binds it)",

@@ -1,4 +1,4 @@
-import { ZDeleteFromPlatforms, ZListStatusA } from '@sps/core';
+import { ZDeleteFromPlatforms, ZListQueryA } from '@sps/core';
 import { z } from 'zod';
 import type { TOperationSpec } from './openapi-operation.js';
 
@@ -11,8 +11,11 @@ export const OPERATIONS_A: readonly TOperationSpec[] = [
     method: 'get',
     path: '/api/posts',
     operationId: 'listPostsA',
-    summary: 'List all posts of the account, newest first',
-    query: z.object({ status: ZListStatusA.optional() }),
+    summary: 'List the posts of the account, newest first, at most 100 per answer',
+    description:
+      'The spec asks for all posts; one answer holds at most 100 (`limit`, default 100). When `hasMore` is ' +
+      'true, `offset=nextOffset` gives the next ones.',
+    query: ZListQueryA,
     success: { status: 200, description: 'The posts.', schema: 'PostListA' },
     errors: [400, 401, 429, 500],
   },

@@ -7,6 +7,10 @@ export interface TApiMetrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   rateLimited: Counter<'variant' | 'limit'>;
+  /** Database lookups of API keys that were not cached: found, unknown, or refused while too many waited. */
+  keyLookups: Counter<'outcome'>;
+  /** Requests refused for their API key: invalid, or blocked (too many failures from the address). */
+  authRefusals: Counter<'reason'>;
   middleware: RequestHandler;
 }
 
@@ -27,6 +31,18 @@ export function createApiMetrics(queues: TQueues): TApiMetrics {
     labelNames: ['variant', 'limit'] as const,
     registers: [registry],
   });
+  const keyLookups = new Counter({
+    name: 'api_key_lookups_total',
+    help: 'Database lookups of API keys not in the cache, by outcome (found, unknown, busy)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const authRefusals = new Counter({
+    name: 'auth_refusals_total',
+    help: 'Requests refused for their API key: invalid, or blocked after too many failures from the address',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   registerQueueGauge(registry, queues, QUEUE_NAMES);
 
   const middleware: RequestHandler = (req, res, next) => {
@@ -40,5 +56,5 @@ export function createApiMetrics(queues: TQueues): TApiMetrics {
     });
     next();
   };
-  return { registry, httpDuration, rateLimited, middleware };
+  return { registry, httpDuration, rateLimited, keyLookups, authRefusals, middleware };
 }

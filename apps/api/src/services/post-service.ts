@@ -75,11 +75,17 @@ export function createPostService({ posts, jobs, queues, now = () => new Date() 
       return post;
     },
 
-    listAll(accountId: string, queueState?: TQueueState): Promise<TPostRecord[]> {
-      return posts.listAll(accountId, queueState);
-    },
-
-    listPage(accountId: string, filter: { status?: TPostStatus; limit: number; offset: number }) {
+    /** A page of posts (newest first, or queue order) and the total: lists are never loaded whole. */
+    listPage(
+      accountId: string,
+      filter: {
+        status?: TPostStatus;
+        queueState?: TQueueState;
+        limit: number;
+        offset: number;
+        order?: 'newest' | 'oldestQueued';
+      },
+    ) {
       return posts.listPage(accountId, filter);
     },
 

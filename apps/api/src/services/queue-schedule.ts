@@ -4,6 +4,10 @@ import type { TPostService } from './post-service.js';
 
 /** How many upcoming free slots the schedule lists. */
 const NEXT_FREE_SLOTS = 5;
+/** Queued posts listed with their expected slot (the oldest first); the rest are counted. */
+const LISTED_QUEUED = 100;
+/** Past this many queued posts the next free slots are not computed (years away; linear work per post). */
+const PLANNED_QUEUE_MAX = 5000;
 
 /**
  * The interval queue as an owner sees it (MCP's `queue://schedule`, the dashboard's queue page): the settings,
@@ -14,17 +18,22 @@ export async function queueSchedule(
   accountId: string,
 ) {
   const settings = await deps.accounts.getQueueSettings(accountId);
-  const queued = (await deps.posts.listAll(accountId, 'queued')).sort(
-    (a, b) => (a.queuedAt?.getTime() ?? 0) - (b.queuedAt?.getTime() ?? 0),
-  );
+  const { posts: queued, total } = await deps.posts.listPage(accountId, {
+    queueState: 'queued',
+    limit: LISTED_QUEUED,
+    offset: 0,
+    order: 'oldestQueued',
+  });
   const now = new Date();
+  // The oldest posts take the first slots whatever follows them, so the listed ones plan alone.
   const plan = planQueue(
     settings,
     now,
     queued.map((p) => p.id),
   );
-  // The slots after the queued posts' ones: where the next queue_status "queued" posts would land.
-  const free = nextQueueSlots(settings, now, queued.length + NEXT_FREE_SLOTS).slice(queued.length);
+  // The slots after every queued post's: where the next queue_status "queued" posts would land.
+  const free =
+    total > PLANNED_QUEUE_MAX ? [] : nextQueueSlots(settings, now, total + NEXT_FREE_SLOTS).slice(total);
   return {
     settings,
     queued: plan.map((slot) => ({
@@ -33,6 +42,7 @@ export async function queueSchedule(
       content: queued.find((p) => p.id === slot.postId)?.content.slice(0, 80) ?? '',
     })),
     next_free_slots: free.map((slot) => slot.toISOString()),
-    waiting_without_slot: settings.enabled ? 0 : queued.length,
+    queued_total: total,
+    waiting_without_slot: settings.enabled ? 0 : total,
   };
 }

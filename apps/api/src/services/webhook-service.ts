@@ -4,6 +4,7 @@ import {
   AppError,
   ipLiteralHost,
   isForbiddenAddress,
+  MAX_WEBHOOKS_PER_ACCOUNT,
   presentDeliveryB,
   presentWebhookB,
   secretBox,
@@ -66,12 +67,22 @@ export function createWebhookService(deps: TWebhookServiceDeps) {
     async create(accountId: string, input: TCreateWebhookInput) {
       await assertPublicUrl(input.url);
       const secret = newSecret();
-      const webhook = await deps.webhooks.create({
-        accountId,
-        url: input.url,
-        events: input.events,
-        secretEncrypted: secretBox.seal(secret, deps.encryptionKey),
-      });
+      const webhook = await deps.webhooks.create(
+        {
+          accountId,
+          url: input.url,
+          events: input.events,
+          secretEncrypted: secretBox.seal(secret, deps.encryptionKey),
+        },
+        MAX_WEBHOOKS_PER_ACCOUNT,
+      );
+      if ('limit' in webhook) {
+        throw new AppError('conflict', `webhooks: an account may have at most ${webhook.limit} webhooks`, {
+          issues: [{ field: 'webhooks', message: `at most ${webhook.limit} per account` }],
+          fix: 'Delete a webhook you no longer need (DELETE /v1/webhooks/{id}), or subscribe an existing one to more events.',
+          details: { limit: webhook.limit },
+        });
+      }
       const view = presentWebhookB(webhook);
       // The only time the secret leaves the service.
       return {

@@ -44,9 +44,20 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
   }
 
   router.get('/posts', async (req, res) => {
-    const { queueState } = parseListQueryA(req.query);
-    const list = await posts.listAll(authOf(req).accountId, queueState);
-    res.json({ success: true, posts: list.map(presentPostA) });
+    const { queueState, limit, offset } = parseListQueryA(req.query);
+    const page = await posts.listPage(authOf(req).accountId, {
+      ...(queueState ? { queueState } : {}),
+      limit,
+      offset,
+    });
+    const hasMore = offset + page.posts.length < page.total;
+    res.json({
+      success: true,
+      posts: page.posts.map(presentPostA),
+      total: page.total,
+      hasMore,
+      ...(hasMore ? { nextOffset: offset + page.posts.length } : {}),
+    });
   });
 
   router.post('/posts', async (req, res) => {

@@ -1,4 +1,10 @@
-import { findTextViolations, NETWORK_TEXT_LIMITS, type TPlatform, textLength } from '@sps/core/browser';
+import {
+  findTextViolations,
+  NETWORK_TEXT_LIMITS,
+  type TPlatform,
+  type TTextViolation,
+  textLength,
+} from '@sps/core/browser';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError, api, type TPostView, type TSocialAccountView } from '../api.js';
@@ -14,6 +20,12 @@ function FieldError({ id, message }: { id: string; message: string | undefined }
       {message}
     </p>
   );
+}
+
+/** `281 of 280 characters`, in the unit the network counts (bytes, graphemes…). */
+function overBy(v: TTextViolation): string {
+  const unit = v.unit === 'weighted characters' ? 'characters' : v.unit;
+  return v.exact ? `${v.length} of ${v.max} ${unit}` : `more than ${v.max} ${unit}`;
 }
 
 /** Lengths as each chosen network counts them (the API's own functions), over-limit ones marked. */
@@ -116,7 +128,7 @@ export function Composer() {
   const contentError =
     violations
       .filter((v) => v.segmentIndex === 0)
-      .map((v) => `Too long for ${v.platform}: ${v.length} of ${v.max} characters.`)
+      .map((v) => `Too long for ${v.platform}: ${overBy(v)}.`)
       .join(' ') || error?.forField('content');
 
   return (
@@ -164,7 +176,7 @@ export function Composer() {
             <FieldError
               id={`${id}-error`}
               message={
-                over.map((v) => `Too long for ${v.platform}: ${v.length} of ${v.max}.`).join(' ') ||
+                over.map((v) => `Too long for ${v.platform}: ${overBy(v)}.`).join(' ') ||
                 error?.forField(`segments.${i}`)
               }
             />

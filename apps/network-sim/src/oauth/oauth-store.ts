@@ -198,6 +198,17 @@ export function refusesToken(sim: SimState, platform: TPlatform, req: Request): 
   return status !== 'valid';
 }
 
+/**
+ * The simulated user a request speaks for: an issued token's user, else `sim_user` (a token from outside,
+ * as the identity look-ups answer it), so that what a user wrote can be listed back for them.
+ */
+export function simUserOf(sim: SimState, platform: TPlatform, req: Request): string {
+  const token = bearerOf(req);
+  if (!token) return 'sim_user';
+  const found = oauthStoreOf(sim).tokens.get(token);
+  return found && found.platform === platform ? found.user : 'sim_user';
+}
+
 /** Stable ids per simulated user name, in each network's style. */
 export function numericIdOf(user: string, digits = 18): string {
   const hex = createHash('sha256').update(user).digest('hex');

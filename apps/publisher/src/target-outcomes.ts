@@ -1,0 +1,32 @@
+import type { TPlatform } from '@sps/core';
+import type { TPublisherContext } from './context.js';
+import type { TPublishResolution } from './metrics.js';
+
+/** How one network's part of a publish attempt ended: done (for now), or retried later by the job. */
+export type TNetworkOutcome =
+  | { retry: false; expired?: boolean }
+  | { retry: true; retryAfterMs: number | undefined; message: string };
+
+export async function failTarget(
+  ctx: TPublisherContext,
+  postId: string,
+  platform: TPlatform,
+  error: string,
+  kind: string,
+) {
+  await ctx.publishing.updateTarget(postId, platform, { status: 'failed', error, errorKind: kind });
+  ctx.metrics.publishOutcome(platform, 'failed', kind);
+}
+
+export async function unknownTarget(
+  ctx: TPublisherContext,
+  postId: string,
+  platform: TPlatform,
+  error: string,
+  /** The network failure behind it; none when an earlier attempt was interrupted. */
+  failureKind: string | null,
+  resolution: TPublishResolution = 'none',
+) {
+  await ctx.publishing.updateTarget(postId, platform, { status: 'unknown', error, errorKind: 'unknown' });
+  ctx.metrics.publishOutcome(platform, 'unknown', failureKind, resolution);
+}
