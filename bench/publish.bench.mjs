@@ -21,7 +21,7 @@ import { bullPrefix, JOBS } from '@sps/queue';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { benchAccount, freshDatabase, root, startServer } from './lib.mjs';
+import { benchAccount, freshDatabase, procStats, root, startServer } from './lib.mjs';
 
 const int = (name, fallback) => Number(process.env[name] ?? fallback);
 const duration = (name, fallback) => {
@@ -211,7 +211,7 @@ async function rawBullmq(n) {
 const raw = await rawBullmq(RAW_JOBS);
 
 // ---- (b) end-to-end publish throughput -----------------------------------------------------------
-await startPublisher({
+const publisherChild = await startPublisher({
   ...childEnv,
   LOG_LEVEL: 'info',
   PUBLISH_CONCURRENCY: String(CONCURRENCY),
@@ -253,10 +253,37 @@ async function createDrafts(label) {
 }
 
 const drafts = await createDrafts('Bench post');
+/** CPU seconds so far of each process, and of this database's PostgreSQL backends (summed). */
+async function cpuNow(processes) {
+  const { rows } = await sql.query(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
+  return {
+    ...Object.fromEntries(processes.map(([name, pid]) => [name, procStats(pid)?.cpu ?? 0])),
+    backends: Object.fromEntries(rows.map((r) => [r.pid, procStats(r.pid)?.cpu ?? 0])),
+  };
+}
+/** CPU ms per post between two snapshots, per process and in all (a backend that appeared counts from 0). */
+function cpuPerPost(a, b, processes, posts) {
+  const perProcess = processes.map(([name]) => [name, ((b[name] - a[name]) * 1000) / posts]);
+  const backends = Object.entries(b.backends).reduce(
+    (sum, [pid, cpu]) => sum + cpu - (a.backends[pid] ?? 0),
+    0,
+  );
+  perProcess.push(['postgres', (backends * 1000) / posts]);
+  return [...perProcess, ['all', perProcess.reduce((sum, [, ms]) => sum + ms, 0)]];
+}
+const serviceProcesses = [
+  ['api', api.pid],
+  ['publisher', publisherChild.pid],
+  ['simulator', simServer.pid],
+];
+const e2eCpuBefore = await cpuNow(serviceProcesses);
 const publishStarted = Date.now();
 await pool(POSTS, CONNECTIONS, (i) => call('POST', `/v1/posts/${drafts[i]}/publish`));
 const requestsDone = Date.now();
 const e2eFinal = await waitFinal(drafts, 300_000);
+const e2eCpu = cpuPerPost(e2eCpuBefore, await cpuNow(serviceProcesses), serviceProcesses, POSTS);
 const e2eSeconds = (e2eFinal.last - publishStarted) / 1000;
 const e2e = { count: POSTS, seconds: e2eSeconds, perSecond: POSTS / e2eSeconds };
 
@@ -270,9 +297,16 @@ const bareWorker = await startServer(resolve(root, 'bench/servers/bare-publish-w
 const bareApi = await startServer(resolve(root, 'bench/servers/bare-publish-api.mjs'), bareEnv);
 stops.push(bareWorker.stop, bareApi.stop);
 const bareUrl = `http://127.0.0.1:${bareApi.port}`;
+const floorProcesses = [
+  ['api', bareApi.pid],
+  ['publisher', bareWorker.pid],
+  ['simulator', simServer.pid],
+];
+const floorCpuBefore = await cpuNow(floorProcesses);
 const bareStarted = Date.now();
 await pool(POSTS, CONNECTIONS, (i) => call('POST', `/publish/${bareDrafts[i]}`, undefined, bareUrl));
 const bareFinal = await waitFinal(bareDrafts, 300_000);
+const floorCpu = cpuPerPost(floorCpuBefore, await cpuNow(floorProcesses), floorProcesses, POSTS);
 const bareSeconds = (bareFinal.last - bareStarted) / 1000;
 const floor = { count: POSTS, seconds: bareSeconds, perSecond: POSTS / bareSeconds };
 await bareApi.stop();
@@ -353,6 +387,17 @@ console.log(`ratio (end-to-end / raw BullMQ): ${fmt(e2e.perSecond / raw.perSecon
 console.log(
   `floor / raw BullMQ: ${fmt(floor.perSecond / raw.perSecond, 2)}x; end-to-end / floor: ${fmt(e2e.perSecond / floor.perSecond, 2)}x (target >= 0.9x)`,
 );
+
+console.log(
+  '\nCPU ms per post (Redis not included: it is shared)'.padEnd(53),
+  ...e2eCpu.map(([name]) => name.padStart(10)),
+);
+for (const [label, cpu] of [
+  ['end-to-end publish (API = the service)', e2eCpu],
+  ['floor (API = bare endpoint, publisher = bare worker)', floorCpu],
+]) {
+  console.log(label.padEnd(52), ...cpu.map(([, ms]) => fmt(ms, 2).padStart(10)));
+}
 
 const row = (label, values) => {
   const sorted = [...values].sort((a, b) => a - b);
