@@ -36,6 +36,8 @@ export async function processPrepare(ctx: TPublisherContext, job: Job): Promise<
     accounts,
     versions,
     owner: { counts: loaded.countsTwitterAllowance, accountId: post.accountId, plan: loaded.plan },
+    accountRows: loaded.accounts,
+    segmentCount: loaded.segmentCount,
   });
   if (!added) {
     await restoreBackstop(ctx.queues, post.id, payload.dueAt);

@@ -1,4 +1,5 @@
 import type { TPlatform, TPostRecord } from '@sps/core';
+import type { TLoadedPost, TPreparedAccount } from '@sps/db';
 import { JOBS, type TQueues } from '@sps/queue';
 import type { Job } from 'bullmq';
 import type { TPublisherContext } from './context.js';
@@ -32,6 +33,10 @@ export interface TPreparedPost {
   versions: Record<string, number>;
   /** Whether its twitter publish takes from the monthly allowance (Variant A), and the owner's plan. */
   owner: { counts: boolean; accountId: string; plan: string };
+  /** Those accounts' rows (sealed credentials), used as they are while their versions hold. */
+  accountRows: TPreparedAccount[];
+  /** Segment rows the post had: with none, the started post is published without being read again. */
+  segmentCount: number;
 }
 
 export interface TPreparedPosts {
@@ -117,7 +122,7 @@ export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): T
    * finalize. A network that asks for a retry gets the ordinary publish job, delayed as its backoff says.
    * While it runs the post is touched, so the reconciler never takes it for one whose job was lost.
    */
-  async function publishHere(postId: string, attempt: number): Promise<void> {
+  async function publishHere(postId: string, attempt: number, preloaded?: TLoadedPost): Promise<void> {
     const payload = JOBS.publish.payload.parse({ postId, attempt });
     const job = {
       id: `prepared-${postId}-${attempt}`,
@@ -132,7 +137,7 @@ export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): T
         ctx.options.stuckAfterMs / 3,
       );
       try {
-        await processPublish(full, job);
+        await processPublish(full, job, preloaded);
       } catch (error) {
         const delay =
           error instanceof RetryLaterError
@@ -189,9 +194,10 @@ export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): T
     if (ctx.options.stuckAfterMs < MIN_STUCK_AFTER_FOR_DIRECT_MS) await enqueue(post.id, outcome.attempt);
     else
       track(
-        publishHere(post.id, outcome.attempt).catch((error: unknown) =>
-          // The publish job could not be added either: the reconciler's stuck check will.
-          ctx.logger.warn({ postId: post.id, err: (error as Error).message }, 'prepared publish failed'),
+        publishHere(post.id, outcome.attempt, startedAsLoaded(prepared, outcome.post)).catch(
+          (error: unknown) =>
+            // The publish job could not be added either: the reconciler's stuck check will.
+            ctx.logger.warn({ postId: post.id, err: (error as Error).message }, 'prepared publish failed'),
         ),
       );
     return 'started';
@@ -255,6 +261,23 @@ export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): T
       byPost.clear();
       return left;
     },
+  };
+}
+
+/**
+ * The started post as the publish processor would read it, built from what the start statement answered
+ * and the accounts whose versions were just checked; only for a post with no segment rows (nothing was
+ * sent before), whose start left none either. Otherwise the processor reads it.
+ */
+function startedAsLoaded(prepared: TPreparedPost, started: TPostRecord): TLoadedPost | undefined {
+  if (prepared.segmentCount > 0) return undefined;
+  const ids = new Set(Object.values(prepared.accounts));
+  return {
+    post: started,
+    deletedAt: null,
+    targetAccounts: prepared.accounts,
+    accounts: prepared.accountRows.filter((a) => ids.has(a.id)),
+    segments: [],
   };
 }
 

@@ -44,7 +44,8 @@ describe('prepared scheduled posts', () => {
     ids.length;
 
   it('starts an untouched post at its due time and honours edits, deletes, disconnects and token refreshes made after preparing', async () => {
-    const [plain, edited, deleted, disconnected, refreshed] = await Promise.all([
+    const [plain, edited, deleted, disconnected, refreshed, threaded] = await Promise.all([
+      tenant(),
       tenant(),
       tenant(),
       tenant(),
@@ -60,6 +61,16 @@ describe('prepared scheduled posts', () => {
       disconnected: await schedule(disconnected.apiKey, `prep disconnected ${dueAt}`, due),
       refreshed: await schedule(refreshed.apiKey, `prep refreshed ${dueAt}`, due),
     };
+    const thread = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(threaded.apiKey))
+      .send({
+        content: `prep thread 1 ${dueAt}`,
+        platforms: ['twitter'],
+        scheduled_for: due,
+        segments: [{ content: `prep thread 2 ${dueAt}` }],
+      });
+    expect(thread.status).toBe(201);
     // All five are due within the minute, so their prepare jobs run at once.
     await waitUntil(
       'the posts to be prepared',
@@ -90,7 +101,7 @@ describe('prepared scheduled posts', () => {
     });
     expect(Date.now()).toBeLessThan(dueAt);
 
-    const live = [ids.plain, ids.edited, ids.disconnected, ids.refreshed];
+    const live = [ids.plain, ids.edited, ids.disconnected, ids.refreshed, thread.body.id as string];
     await waitUntil('the posts to be final', () => final(live), 20_000);
 
     // Untouched: published once, not before its time, started by the prepared path (the backstop
@@ -105,6 +116,11 @@ describe('prepared scheduled posts', () => {
     expect(backstop!.timestamp + backstop!.opts.delay!).toBeGreaterThanOrEqual(
       dueAt + SCHEDULE_BACKSTOP_MS - 1_000,
     );
+
+    // A thread: both parts once, the second replying to the first.
+    const [first] = received(`prep thread 1 ${dueAt}`);
+    expect(received(`prep thread 1 ${dueAt}`)).toHaveLength(1);
+    expect(received(`prep thread 2 ${dueAt}`).map((p) => p.replyTo)).toEqual([first!.remoteId]);
 
     // Edited after preparing: the edited text goes out, the prepared one never does.
     expect((await post(ids.edited))?.status).toBe('published');

@@ -18,9 +18,16 @@ export interface TPrepareLoad {
   countsTwitterAllowance: boolean;
   /** Active accounts of the post's networks, oldest first (the one a network publishes with comes first). */
   accounts: TPreparedAccount[];
+  /** Segment rows the post has (sent parts of an earlier attempt); 0 for a post never published. */
+  segmentCount: number;
 }
 
-type TPrepareRow = TPostSqlRow & { plan: string; counts: boolean; account_rows: TPreparedAccount[] };
+type TPrepareRow = TPostSqlRow & {
+  plan: string;
+  counts: boolean;
+  account_rows: TPreparedAccount[];
+  segment_count: number;
+};
 
 /** The state of a connected account that a prepared publish depends on. */
 export interface TAccountVersion {
@@ -38,6 +45,7 @@ export function createPublishPrepare(db: TDb) {
     const { rows } = await sqlOf(db).query<TPrepareRow>({
       name: 'publish_prepare_many',
       text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS}, o.plan::text AS plan, p.counts_twitter_allowance AS counts,
+           (SELECT count(*)::int FROM segment_deliveries s WHERE s.post_id = p.id) AS segment_count,
            COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
                'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,
                'credentialsEncrypted', a.credentials_encrypted, 'isActive', a.is_active,
@@ -59,6 +67,7 @@ export function createPublishPrepare(db: TDb) {
         plan: row.plan,
         countsTwitterAllowance: row.counts,
         accounts: row.account_rows,
+        segmentCount: row.segment_count,
       };
     });
   });
