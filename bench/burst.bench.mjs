@@ -38,8 +38,17 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const children = new Set();
+/** Pids of the servers started with startServer (simulator, API): killed too if the bench fails. */
+const serverPids = new Set();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
+  for (const pid of serverPids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
 });
 
 /** Runs `task(i)` for i in [0, n) with `width` in flight. */
@@ -133,6 +142,7 @@ function call(base, method, path, body, headers = {}) {
 
 const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const sim = await startServer(resolve(root, 'bench/servers/network-sim.mjs'), {});
+serverPids.add(sim.pid);
 const simUrl = `http://127.0.0.1:${sim.port}`;
 const results = [];
 
@@ -182,6 +192,7 @@ for (const scenario of SCENARIOS) {
   };
   delete env.ENCRYPTION_KEY;
   const api = await startServer(resolve(root, 'bench/servers/api.mjs'), env);
+  serverPids.add(api.pid);
   const apiUrl = `http://127.0.0.1:${api.port}`;
   const publishers = [];
   for (let p = 0; p < PUBLISHERS; p += 1)
@@ -338,6 +349,7 @@ for (const scenario of SCENARIOS) {
     fmt(backendCpu(atDue, afterBurst), 2).padStart(8),
   );
   await Promise.all([...publishers.map((p) => p.stop()), webhooks.stop(), api.stop()]);
+  serverPids.delete(api.pid);
   const redis = new Redis(REDIS_URL);
   const keys = await redis.keys(`*${prefix}*`);
   for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
@@ -366,6 +378,7 @@ for (const r of results) {
   );
 }
 await sim.stop();
+serverPids.delete(sim.pid);
 agent.destroy();
 const broken = results.some((r) => r.missing > 0 || r.twice > 0 || r.published !== r.posts);
 if (broken) console.error('some posts were not published exactly once: see above');
