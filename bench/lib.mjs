@@ -1,5 +1,6 @@
 // Shared bench plumbing: a migrated database of its own, servers in child processes, autocannon runs.
 import { execFileSync, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { generateApiKey } from '@sps/core';
 import { createAccountRepository } from '@sps/db';
@@ -58,6 +59,7 @@ export function startServer(script, env) {
     child.once('message', (message) =>
       resolvePromise({
         port: message.port,
+        pid: child.pid,
         // Resolves once the process is gone: a server still draining would steal CPU from the next one.
         stop: () =>
           new Promise((done) => {
@@ -69,6 +71,26 @@ export function startServer(script, env) {
     );
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
+}
+
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/**
+ * A process's CPU seconds (user + system) so far and its peak resident set (VmHWM, MiB) from /proc; null
+ * once it is gone.
+ */
+export function procStats(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which sits in parentheses and may contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpu = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024;
+    return { cpu, peakRssMiB: hwm };
+  } catch {
+    return null;
+  }
 }
 
 export async function run({

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   createAccountRepository,
   createMastodonAppRepository,
@@ -17,7 +16,6 @@ import type { TQueues } from '@sps/queue';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { dashboardApiRouter } from './dashboard/dashboard.route.js';
 import { dashboardStatic } from './dashboard/dashboard-static.js';
 import { SessionStore } from './dashboard/session-store.js';
@@ -25,6 +23,7 @@ import { createUsageService } from './dashboard/usage-service.js';
 import type { TApiEnv } from './env.js';
 import { ApiKeyVerifier } from './http/auth.js';
 import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
+import { requestLog } from './http/request-log.js';
 import { mcpRouter } from './mcp/mcp.route.js';
 import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
@@ -55,8 +54,6 @@ export interface TApi {
   verifier: ApiKeyVerifier;
   metrics: TApiMetrics;
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
 export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const accountsRepo = createAccountRepository(db);
@@ -126,27 +123,9 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', env.TRUST_PROXY);
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-        res.setHeader('x-request-id', id);
-        return id;
-      },
-      // Method, path and status only: no headers (keys), no bodies (post content).
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          path: req.url.split('?')[0],
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    }),
-  );
+  // Express's default weak ETag hashes every JSON answer; API clients do not send conditional requests.
+  app.set('etag', false);
+  app.use(requestLog(logger));
 
   app.use(metrics.middleware);
   // Operator routes: /metrics names routes, queue depths and refusal counts, nothing a tenant should read.
@@ -158,6 +137,13 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   if (env.ADMIN_TOKEN) {
     app.use('/admin/queues', adminAuth(env.ADMIN_TOKEN), bullBoardRouter(queues, '/admin/queues'));
   }
+
+  // The two variants first: almost every request is one of theirs, and each router layer before them is
+  // tried on every request. No other route starts with /api/ or /v1/.
+  const depsA = { verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits };
+  const depsB = { ...depsA, settings, webhooks, connect };
+  app.use('/v1', variantBRouter(depsB));
+  app.use('/api', variantARouter(depsA));
 
   // The API description and its docs page: public, before any authentication.
   app.use(openApiRouter());
@@ -177,11 +163,8 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       .json({ status: postgres && redisUp ? 'ready' : 'not_ready', postgres, redis: redisUp });
   });
 
-  const depsA = { verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits };
-  const depsB = { ...depsA, settings, webhooks, connect };
   // Where the networks send the user back after consent: no API key, the single-use state binds it.
   app.use(oauthCallbackRouter(connect, logger, authFailures));
-  app.use('/api', variantARouter(depsA));
   app.use(
     '/mcp',
     mcpRouter({
@@ -199,7 +182,6 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       limits: [rateLimits.perKeyB],
     }),
   );
-  app.use('/v1', variantBRouter(depsB));
 
   // The owners' dashboard: its JSON API (session + CSRF in front of the same routers), then the built web app.
   const dashboardIdleMs = 12 * 60 * 60 * 1000;

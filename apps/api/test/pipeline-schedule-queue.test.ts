@@ -107,10 +107,13 @@ describe('scheduling and the Variant A interval queue', () => {
         .send({ scheduled_for: second });
       expect(moved.status).toBe(200);
       expect(moved.body).toMatchObject({ status: 'scheduled', scheduled_for: second });
+      // The schedule job of the new time only (its prepare job may already have run).
       const jobs = (await api.queues.schedule.getJobs(['delayed', 'wait'])).filter(
-        (j) => (j.data as { postId?: string }).postId === post.id,
+        (j) => j.name === 'schedule' && (j.data as { postId?: string }).postId === post.id,
       );
       expect(jobs.map((j) => j.id)).toEqual([`schedule-${post.id}-${Date.parse(second)}`]);
+      const stale = await api.queues.schedule.getJob(`prepare-${post.id}-${Date.parse(first)}`);
+      expect(stale ? await stale.getState() : 'removed').not.toMatch(/delayed|wait/);
 
       await sleep(Math.max(0, Date.parse(first) - Date.now()) + 500);
       expect((await getB(api, apiKey, post.id)).status).toBe('scheduled');

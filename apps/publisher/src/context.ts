@@ -18,6 +18,7 @@ import type { TQueues } from '@sps/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { noopPublisherMetrics, type TPublisherMetrics } from './metrics.js';
+import { createPreparedPosts, type TPreparedPosts } from './prepared-posts.js';
 import { createTokenRefresher, type TTokenRefreshConfig, type TTokenRefresher } from './token-refresh.js';
 
 export interface TPublisherOptions {
@@ -51,6 +52,8 @@ export interface TPublisherContext {
   usage: TUsageRepository;
   /** Refreshes connected accounts' tokens (jobs, before a publish, after a 401). */
   tokens: TTokenRefresher;
+  /** Scheduled posts this process prepared, started from memory at their due second. */
+  prepared: TPreparedPosts;
 }
 
 /** What every processor gets: repositories, producers, connectors; built once at start-up. */
@@ -67,7 +70,7 @@ export function createPublisherContext(deps: {
 }): TPublisherContext {
   const { redis, oauth, ...rest } = deps;
   const socialAccounts = createSocialAccountRepository(deps.db);
-  return {
+  const base = {
     ...rest,
     metrics: deps.metrics ?? noopPublisherMetrics,
     posts: createPostRepository(deps.db),
@@ -85,4 +88,7 @@ export function createPublisherContext(deps: {
       config: oauth,
     }),
   };
+  const ctx = base as TPublisherContext;
+  ctx.prepared = createPreparedPosts(base);
+  return ctx;
 }

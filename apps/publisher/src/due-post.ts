@@ -11,7 +11,7 @@ import { usageMonth } from '@sps/db';
 import { enqueuePublish } from '@sps/queue';
 import type { TPublisherContext } from './context.js';
 
-interface TAllowanceOutcome {
+export interface TAllowanceOutcome {
   /** Set when the allowance is used up: twitter fails with this text, the other networks publish. */
   refused?: string;
   /** Gives the unit back when the publish does not start after all. */
@@ -22,9 +22,14 @@ interface TAllowanceOutcome {
  * A Variant A (or MCP) post that fires takes a unit of the plan's monthly twitter allowance, as a publish
  * request does in the API; a Variant B post does not.
  */
-async function takeTwitterAllowance(ctx: TPublisherContext, post: TPostRecord): Promise<TAllowanceOutcome> {
+export async function takeTwitterAllowance(
+  ctx: TPublisherContext,
+  post: TPostRecord,
+  /** The owner as read ahead (a prepared post); read now when omitted. */
+  known?: { counts: boolean; accountId: string; plan: string },
+): Promise<TAllowanceOutcome> {
   if (!post.platforms.includes('twitter')) return {};
-  const owner = await ctx.publishing.allowanceOf(post.id);
+  const owner = known ?? (await ctx.publishing.allowanceOf(post.id));
   if (!owner?.counts) return {};
   const plan = owner.plan as TAllowancePlan;
   const limit = ctx.options.twitterAllowance[plan] ?? 0;

@@ -18,7 +18,8 @@ const logOptions = {
 };
 const logger = wantsPrettyLogs(env, Boolean(process.stdout.isTTY))
   ? pino(logOptions, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }))
-  : pino(logOptions);
+  : // Asynchronous writes (one per burst of lines, not per line), flushed at exit: see apps/api/src/logger.ts.
+    pino(logOptions, pino.destination({ sync: false }));
 if (env.usesDevelopmentKey) {
   // Loud on purpose: also on stderr whatever LOG_LEVEL says.
   logger.warn(DEVELOPMENT_KEY_WARNING);

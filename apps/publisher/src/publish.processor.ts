@@ -252,10 +252,15 @@ async function handleFailure(
  * post finalized once all are done. Re-reads everything from PostgreSQL, so a retried, stalled or
  * duplicated job is harmless: a stale attempt does nothing and a sent segment is never sent again.
  */
-export async function processPublish(ctx: TPublisherContext, job: Job): Promise<{ status: string }> {
+export async function processPublish(
+  ctx: TPublisherContext,
+  job: Job,
+  /** The post as its start left it, when the caller has it (a prepared post): no re-read then. */
+  preloaded?: TLoadedPost,
+): Promise<{ status: string }> {
   const payload = parsePayload('publish', job.data);
   if (!payload) throw new UnrecoverableError('Malformed publish payload');
-  const loaded = await ctx.publishing.loadForPublish(payload.postId);
+  const loaded = preloaded ?? (await ctx.publishing.loadForPublish(payload.postId));
   if (!loaded || loaded.deletedAt) return { status: 'post_gone' };
   const { post } = loaded;
   if (post.status !== 'publishing' || post.publishAttempt !== payload.attempt) return { status: 'stale' };

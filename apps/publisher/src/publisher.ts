@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
 import type { TPublisherMetrics } from './metrics.js';
+import { processPrepare } from './prepare.processor.js';
+import { restoreBackstop } from './prepared-posts.js';
 import { processPublish, publishBackoff } from './publish.processor.js';
 import { processQueuePlan, processQueueSlot } from './queue-slot.processor.js';
 import { DEFAULT_READBACK_SETTLE_MS } from './readback.js';
@@ -100,6 +102,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
       'schedule',
       route({
         schedule: (job) => processSchedule(ctx, job),
+        prepare: (job) => processPrepare(ctx, job),
         reconcile: () => reconcile(ctx),
         'token-refresh': (job) => processTokenRefresh(ctx, job),
       }),
@@ -146,6 +149,15 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     reconcileNow: () => reconcile(ctx),
     async close() {
       clearInterval(keeper);
+      // Posts prepared here and not yet started: their schedule jobs fire at the due time instead.
+      for (const left of await ctx.prepared.close()) {
+        await restoreBackstop(deps.queues, left.post.id, left.dueAt).catch((err: Error) =>
+          deps.logger.warn(
+            { postId: left.post.id, err: err.message },
+            'could not bring a schedule job forward',
+          ),
+        );
+      }
       // Stop taking jobs and let active ones finish (BullMQ waits for them).
       await Promise.all(workers.map((w) => w.close()));
     },

@@ -28,6 +28,7 @@ export { toPostRecord, toTargetRecord } from './post-mapper.js';
 export { createPostRepository, type TPostRepository, type TUpdateOutcome } from './post-repository.js';
 export type { TLoadedPost, TPublishAccount, TSegmentRef, TTargetUpdate } from './publish-batches.js';
 export type { TBeginOutcome, TBeginPublish } from './publish-begin.js';
+export type { TAccountVersion, TPreparedAccount, TPrepareLoad } from './publish-prepare.js';
 export { createPublishRepository, type TPublishRepository } from './publish-repository.js';
 export { createQueueRepository, type TQueueRepository } from './queue-repository.js';
 export {

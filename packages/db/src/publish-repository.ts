@@ -4,6 +4,7 @@ import { recordEvent } from './event-repository.js';
 import { POST_INCLUDE, toPostRecord } from './post-mapper.js';
 import { createPublishBatches } from './publish-batches.js';
 import { createPublishBegin, type TBeginOutcome } from './publish-begin.js';
+import { createPublishPrepare } from './publish-prepare.js';
 
 /** An update of a row that must exist (as Prisma's `update` by unique key, which throws P2025 otherwise). */
 async function updateExactlyOne(db: TDb, name: string, text: string, values: unknown[]): Promise<void> {
@@ -26,6 +27,7 @@ export function createPublishRepository(db: TDb) {
   return {
     ...createPublishBatches(db),
     ...createPublishBegin(db),
+    ...createPublishPrepare(db),
 
     /**
      * Moves a post to `publishing`: one pending target per network (with its account), a new attempt

@@ -18,7 +18,10 @@ export {
   enqueueTokenRefresh,
   enqueueWebhookDeliveries,
   enqueueWebhookDelivery,
+  PREPARE_AHEAD_MS,
+  PREPARE_SPREAD_MS,
   removeSchedule,
+  SCHEDULE_BACKSTOP_MS,
   type TDeliveryRef,
   type TQueues,
 } from './queues.js';

@@ -45,6 +45,21 @@ export const JOBS = {
     },
   },
   /**
+   * Prepares a scheduled post ahead of its due time (loads it and its accounts, checks it, plans it) so that
+   * at the due second only the network calls and the result writes remain; the same id rules as `schedule`.
+   */
+  prepare: {
+    queue: 'schedule',
+    payload: z.object({ postId: ZUuid, dueAt: z.int() }).strict(),
+    jobId: (p: { postId: string; dueAt: number }) => `prepare-${p.postId}-${p.dueAt}`,
+    options: {
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+  },
+  /**
    * Refreshes a connected account's token ahead of its expiry; the due time is part of the id, so each
    * new token gets its own job and enqueueing the same one again (reconciler) is harmless.
    */

@@ -37,13 +37,44 @@ export function enqueueDeleteRemote(queues: TQueues, postId: string) {
   });
 }
 
+/**
+ * How a scheduled post is timed. A `prepare` job runs between PREPARE_AHEAD_MS and
+ * PREPARE_AHEAD_MS - PREPARE_SPREAD_MS before the due time (spread by post id, so that 10,000 posts due
+ * at 9:00 are not all prepared in the same instant); the publisher that prepares a post publishes it at
+ * the due second from memory. The `schedule` job is the backstop: it fires SCHEDULE_BACKSTOP_MS after the
+ * due time and starts the post the ordinary way if nobody did (the preparing process died, or could not
+ * prepare it). A post already due gets the schedule job alone, at once.
+ */
+export const PREPARE_AHEAD_MS = 60_000;
+export const PREPARE_SPREAD_MS = 30_000;
+export const SCHEDULE_BACKSTOP_MS = 60_000;
+
+function prepareOffset(postId: string): number {
+  return Number.parseInt(postId.replaceAll('-', '').slice(0, 8), 16) % PREPARE_SPREAD_MS;
+}
+
+/** The prepare job and the backstop schedule job of a post due at `dueAt` (one round trip). */
 export function enqueueSchedule(queues: TQueues, postId: string, dueAt: Date, now = Date.now()) {
   const payload = JOBS.schedule.payload.parse({ postId, dueAt: dueAt.getTime() });
-  return queues.schedule.add('schedule', payload, {
-    ...JOBS.schedule.options,
-    jobId: JOBS.schedule.jobId(payload),
-    delay: Math.max(0, payload.dueAt - now),
+  const schedule = (delay: number) => ({
+    name: 'schedule',
+    data: payload,
+    opts: { ...JOBS.schedule.options, jobId: JOBS.schedule.jobId(payload), delay },
   });
+  if (payload.dueAt <= now) return queues.schedule.addBulk([schedule(0)]);
+  const prepareAt = payload.dueAt - PREPARE_AHEAD_MS + prepareOffset(payload.postId);
+  return queues.schedule.addBulk([
+    {
+      name: 'prepare',
+      data: payload,
+      opts: {
+        ...JOBS.prepare.options,
+        jobId: JOBS.prepare.jobId(payload),
+        delay: Math.max(0, prepareAt - now),
+      },
+    },
+    schedule(payload.dueAt + SCHEDULE_BACKSTOP_MS - now),
+  ]);
 }
 
 /** A token refresh at `dueAt` (at once when that is past). */
@@ -56,10 +87,14 @@ export function enqueueTokenRefresh(queues: TQueues, socialAccountId: string, du
   });
 }
 
-/** Drops a schedule job that no longer matches the post (moved, unscheduled, deleted). */
+/** Drops the prepare and schedule jobs that no longer match the post (moved, unscheduled, deleted). */
 export async function removeSchedule(queues: TQueues, postId: string, dueAt: Date): Promise<void> {
-  const job = await queues.schedule.getJob(JOBS.schedule.jobId({ postId, dueAt: dueAt.getTime() }));
-  await job?.remove().catch(() => undefined);
+  const ids = [
+    JOBS.prepare.jobId({ postId, dueAt: dueAt.getTime() }),
+    JOBS.schedule.jobId({ postId, dueAt: dueAt.getTime() }),
+  ];
+  // An active (locked) job cannot be removed; it finds the post changed and does nothing.
+  await Promise.all(ids.map((id) => queues.schedule.remove(id).catch(() => undefined)));
 }
 
 export function enqueueQueueSlot(queues: TQueues, accountId: string, slotAt: Date, now = Date.now()) {

@@ -156,12 +156,17 @@ export class ApiKeyVerifier {
   }
 
   /**
-   * Checks a key; `client` names the caller's address for the failure limit. Throws `rate_limited` when
+   * Checks a key; `clientOf` names the caller's address for the failure limit. Throws `rate_limited` when
    * that address failed too often and the key is not one verified recently.
    */
-  async verify(presented: string, client = 'unknown'): Promise<TAuthenticatedKey | null> {
+  async verify(
+    presented: string,
+    clientOf: string | (() => string) = 'unknown',
+  ): Promise<TAuthenticatedKey | null> {
     const hit = this.cached(presented);
     if (hit) return hit;
+    // Worked out only off the cached path: parsing the address costs every request otherwise.
+    const client = typeof clientOf === 'string' ? clientOf : clientOf();
     const { failures } = this.options;
     if (failures) {
       const now = Date.now();
@@ -269,7 +274,7 @@ export function authenticate(
     }
     let found: TAuthenticatedKey | null;
     try {
-      found = await verifier.verify(key, clientKey(req.ip));
+      found = await verifier.verify(key, () => clientKey(req.ip));
     } catch (error) {
       if (options.rateLimitHeaders && error instanceof AppError && error.code === 'rate_limited')
         setFailureWindowHeaders(res, error);

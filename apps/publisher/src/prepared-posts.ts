@@ -1,0 +1,294 @@
+import type { TPlatform, TPostRecord } from '@sps/core';
+import type { TLoadedPost, TPreparedAccount } from '@sps/db';
+import { JOBS, type TQueues } from '@sps/queue';
+import type { Job } from 'bullmq';
+import type { TPublisherContext } from './context.js';
+import { startDuePost, takeTwitterAllowance } from './due-post.js';
+import { processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
+
+/**
+ * Prepared posts started at the same second are published by this process directly, this many at once
+ * (the rest wait their turn); a publish job would add two Redis scripts and a re-read per post.
+ */
+export const PREPARED_PUBLISH_CONCURRENCY = 200;
+/** Due posts started together: one chunk's version checks and starts are a few statements of 100 posts. */
+const START_CHUNK = 500;
+/** Below this stuck threshold the reconciler could take a live in-process publish for a lost one. */
+const MIN_STUCK_AFTER_FOR_DIRECT_MS = 10_000;
+
+/**
+ * A scheduled post read and checked ahead of its due time by this process (the prepare job): at the due
+ * second it is started from here, so the work left then is one batched version check, one batched start
+ * statement and the publish job. What was read ahead is trusted only while it is still true: the start
+ * statement requires the post's `updated_at` unchanged (an edit, an unschedule or a delete makes it fall
+ * back to the ordinary path), and each account's `is_active` and `credentials_version` are read again
+ * first (a disconnect, reconnect or token refresh does the same).
+ */
+export interface TPreparedPost {
+  post: TPostRecord;
+  dueAt: number;
+  /** The account each network publishes with. */
+  accounts: Partial<Record<TPlatform, string>>;
+  /** The credentials version of each of those accounts when the post was prepared. */
+  versions: Record<string, number>;
+  /** Whether its twitter publish takes from the monthly allowance (Variant A), and the owner's plan. */
+  owner: { counts: boolean; accountId: string; plan: string };
+  /** Those accounts' rows (sealed credentials), used as they are while their versions hold. */
+  accountRows: TPreparedAccount[];
+  /** Segment rows the post had: with none, the started post is published without being read again. */
+  segmentCount: number;
+}
+
+export interface TPreparedPosts {
+  /** False once the process is stopping: the post is then left to its schedule job. */
+  add(prepared: TPreparedPost): boolean;
+  /** How many posts wait for their due time here. */
+  size(): number;
+  /** Stops the timers; answers the posts that were not started (their backstop must fire on time). */
+  close(): Promise<TPreparedPost[]>;
+}
+
+/** Publish jobs added in the same turn go to Redis in one `addBulk` (thousands start in the same second). */
+function publishEnqueuer(queues: TQueues) {
+  let pending: { postId: string; attempt: number; done: (error?: unknown) => void }[] = [];
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    queues.publish
+      .addBulk(
+        batch.map(({ postId, attempt }) => {
+          const payload = JOBS.publish.payload.parse({ postId, attempt });
+          return {
+            name: 'publish',
+            data: payload,
+            opts: { ...JOBS.publish.options, jobId: JOBS.publish.jobId(payload) },
+          };
+        }),
+      )
+      .then(
+        () => {
+          for (const item of batch) item.done();
+        },
+        (error: unknown) => {
+          for (const item of batch) item.done(error);
+        },
+      );
+  };
+  return (postId: string, attempt: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ postId, attempt, done: (error) => (error === undefined ? resolve() : reject(error)) });
+    });
+}
+
+export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): TPreparedPosts {
+  const byPost = new Map<string, TPreparedPost>();
+  const timers = new Map<number, NodeJS.Timeout>();
+  const inFlight = new Set<Promise<unknown>>();
+  const enqueue = publishEnqueuer(ctx.queues);
+  const full = ctx as TPublisherContext;
+  let closed = false;
+
+  /** The ordinary path, on what PostgreSQL holds now (as the schedule job would do it). */
+  async function fallback(prepared: TPreparedPost): Promise<string> {
+    const found = await ctx.posts.findForWorker(prepared.post.id);
+    if (!found || found.deletedAt) return 'post_gone';
+    const { post } = found;
+    if (post.status !== 'scheduled' || post.scheduledFor?.getTime() !== prepared.dueAt) return 'stale';
+    return startDuePost(full, post, 'scheduled', true);
+  }
+
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const roomWaiters: (() => void)[] = [];
+  function track(work: Promise<unknown>) {
+    const tracked = work.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  }
+  async function slot<T>(work: () => Promise<T>): Promise<T> {
+    if (running >= PREPARED_PUBLISH_CONCURRENCY) await new Promise<void>((go) => waiting.push(go));
+    running += 1;
+    try {
+      return await work();
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+      if (waiting.length <= START_CHUNK) for (const go of roomWaiters.splice(0)) go();
+    }
+  }
+
+  /**
+   * The publish job's processor, run here without the job: the same re-read, write-ahead, results and
+   * finalize. A network that asks for a retry gets the ordinary publish job, delayed as its backoff says.
+   * While it runs the post is touched, so the reconciler never takes it for one whose job was lost.
+   */
+  async function publishHere(postId: string, attempt: number, preloaded?: TLoadedPost): Promise<void> {
+    const payload = JOBS.publish.payload.parse({ postId, attempt });
+    const job = {
+      id: `prepared-${postId}-${attempt}`,
+      data: payload,
+      attemptsMade: 0,
+      opts: { attempts: JOBS.publish.options.attempts },
+      timestamp: Date.now(),
+    } as unknown as Job;
+    await slot(async () => {
+      const heartbeat = setInterval(
+        () => void ctx.publishing.touch(postId).catch(() => undefined),
+        ctx.options.stuckAfterMs / 3,
+      );
+      try {
+        await processPublish(full, job, preloaded);
+      } catch (error) {
+        const delay =
+          error instanceof RetryLaterError
+            ? publishBackoff(ctx.options.backoffBaseMs)(1, 'custom', error)
+            : ctx.options.backoffBaseMs;
+        await ctx.queues.publish.add('publish', payload, {
+          ...JOBS.publish.options,
+          jobId: JOBS.publish.jobId(payload),
+          delay,
+        });
+      } finally {
+        clearInterval(heartbeat);
+      }
+    });
+  }
+
+  async function start(prepared: TPreparedPost): Promise<string> {
+    const { post } = prepared;
+    const ids = Object.keys(prepared.versions);
+    const current = await Promise.all(ids.map((id) => ctx.publishing.accountVersion(id)));
+    const unchanged = current.every(
+      (v, i) => v?.isActive === true && v.credentialsVersion === prepared.versions[ids[i] as string],
+    );
+    if (!unchanged) return fallback(prepared);
+    const allowance = await takeTwitterAllowance(full, post, prepared.owner);
+    if (allowance.refused && post.platforms.length === 1) {
+      await allowance.release?.().catch(() => undefined);
+      return fallback(prepared);
+    }
+    const outcome = await ctx.publishing
+      .begin({
+        accountId: post.accountId,
+        postId: post.id,
+        from: ['scheduled'],
+        accounts: prepared.accounts,
+        clearQueue: true,
+        expectUpdatedAt: post.updatedAt,
+        ...(allowance.refused
+          ? { preFailed: { twitter: { error: allowance.refused, errorKind: 'quota_exceeded' } } }
+          : {}),
+      })
+      .catch(async (error: unknown) => {
+        await allowance.release?.().catch(() => undefined);
+        throw error;
+      });
+    if (outcome.kind !== 'started') {
+      await allowance.release?.().catch(() => undefined);
+      // Edited since it was prepared: the ordinary path reads it again. Otherwise it was deleted,
+      // published early, or started by the backstop: nothing to do.
+      return outcome.kind === 'changed' ? fallback(prepared) : 'skipped';
+    }
+    // Should this process die (or Redis fail) from here on, the post is `publishing` without a job: the
+    // reconciler's stuck check gives it one (as after a schedule job's enqueue fails after its start).
+    if (ctx.options.stuckAfterMs < MIN_STUCK_AFTER_FOR_DIRECT_MS) await enqueue(post.id, outcome.attempt);
+    else
+      track(
+        publishHere(post.id, outcome.attempt, startedAsLoaded(prepared, outcome.post)).catch(
+          (error: unknown) =>
+            // The publish job could not be added either: the reconciler's stuck check will.
+            ctx.logger.warn({ postId: post.id, err: (error as Error).message }, 'prepared publish failed'),
+        ),
+      );
+    return 'started';
+  }
+
+  function fire(dueAt: number) {
+    timers.delete(dueAt);
+    const wait = dueAt - Date.now();
+    // A timer may fire a millisecond early: a post never goes out before its time.
+    if (wait > 0) return arm(dueAt, wait);
+    const due = [...byPost.values()].filter((p) => p.dueAt === dueAt);
+    for (const p of due) byPost.delete(p.post.id);
+    // In chunks, so that the first posts go out while later ones are still being started, and posts
+    // started but not yet publishing stay few (each chunk is five statements of 100 posts).
+    track(
+      (async () => {
+        for (let i = 0; i < due.length; i += START_CHUNK) {
+          while (waiting.length > START_CHUNK) await new Promise<void>((go) => roomWaiters.push(go));
+          if (closed) {
+            // Stopping: the rest go back to their schedule jobs, which fire at once.
+            for (const left of due.slice(i))
+              await restoreBackstop(ctx.queues, left.post.id, left.dueAt).catch(() => undefined);
+            return;
+          }
+          await Promise.all(
+            due.slice(i, i + START_CHUNK).map((prepared) =>
+              start(prepared).catch(async (error: unknown) => {
+                ctx.logger.warn(
+                  { postId: prepared.post.id, err: (error as Error).message },
+                  'prepared start failed; the schedule job will start the post',
+                );
+                await restoreBackstop(ctx.queues, prepared.post.id, prepared.dueAt).catch(() => undefined);
+              }),
+            ),
+          );
+        }
+      })(),
+    );
+  }
+
+  function arm(dueAt: number, wait: number) {
+    const timer = setTimeout(() => fire(dueAt), Math.min(wait, 2 ** 31 - 1));
+    timers.set(dueAt, timer);
+  }
+
+  return {
+    add(prepared) {
+      if (closed) return false;
+      byPost.set(prepared.post.id, prepared);
+      if (!timers.has(prepared.dueAt)) arm(prepared.dueAt, Math.max(0, prepared.dueAt - Date.now()));
+      return true;
+    },
+    size: () => byPost.size,
+    async close() {
+      closed = true;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      // Publishes started meanwhile are tracked too: wait until none is left.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      const left = [...byPost.values()];
+      byPost.clear();
+      return left;
+    },
+  };
+}
+
+/**
+ * The started post as the publish processor would read it, built from what the start statement answered
+ * and the accounts whose versions were just checked; only for a post with no segment rows (nothing was
+ * sent before), whose start left none either. Otherwise the processor reads it.
+ */
+function startedAsLoaded(prepared: TPreparedPost, started: TPostRecord): TLoadedPost | undefined {
+  if (prepared.segmentCount > 0) return undefined;
+  const ids = new Set(Object.values(prepared.accounts));
+  return {
+    post: started,
+    deletedAt: null,
+    targetAccounts: prepared.accounts,
+    accounts: prepared.accountRows.filter((a) => ids.has(a.id)),
+    segments: [],
+  };
+}
+
+/**
+ * Brings a post's backstop schedule job forward to its due time (at once when that has passed): the post
+ * was not prepared after all, or this process stops before starting it.
+ */
+export async function restoreBackstop(queues: TQueues, postId: string, dueAt: number): Promise<void> {
+  const job = await queues.schedule.getJob(JOBS.schedule.jobId({ postId, dueAt }));
+  if (!job || !(await job.isDelayed())) return;
+  const wait = dueAt - Date.now();
+  if (wait > 0) await job.changeDelay(wait);
+  else await job.promote();
+}
