@@ -58,6 +58,18 @@ function lacksScope(sim: SimState, req: Request, anyOf: string[]): boolean {
   return granted !== null && !anyOf.some((scope) => granted.has(scope));
 }
 
+/** LinkedIn's answer to a post create without the scope it needs; true, as `refuseAuthor` returns. */
+function createDenied(req: Request, res: Response, err: TErr): true {
+  err(
+    res,
+    403,
+    'ACCESS_DENIED',
+    `Not enough permissions to access: partnerApiPostsExternal.CREATE.${versionOf(req)}`,
+    100,
+  );
+  return true;
+}
+
 /**
  * Why the member behind the request may not act as `author` (a post's author, a comment's actor, an
  * upload's owner); null when they may. The answer is sent when refused.
@@ -66,26 +78,12 @@ export function refuseAuthor(sim: SimState, req: Request, res: Response, author:
   const org = /^urn:li:organization:(\d+)$/.exec(author)?.[1];
   if (!org) {
     if (author.startsWith('urn:li:person:') && lacksScope(sim, req, ['w_member_social'])) {
-      err(
-        res,
-        403,
-        'ACCESS_DENIED',
-        `Not enough permissions to access: partnerApiPostsExternal.CREATE.${versionOf(req)}`,
-        100,
-      );
-      return true;
+      return createDenied(req, res, err);
     }
     return false;
   }
   if (lacksScope(sim, req, ['w_organization_social'])) {
-    err(
-      res,
-      403,
-      'ACCESS_DENIED',
-      `Not enough permissions to access: partnerApiPostsExternal.CREATE.${versionOf(req)}`,
-      100,
-    );
-    return true;
+    return createDenied(req, res, err);
   }
   const user = simUserOf(sim, 'linkedin', req);
   const allowed = aclsOf(sim, user).some(
