@@ -1,5 +1,6 @@
 import type { Express, Request, Response, Router } from 'express';
 import { grantedScopesOf, hashIdOf, numericIdOf, simUserOf } from './oauth/oauth-store.js';
+import { perSim } from './per-sim.js';
 import type { SimState } from './sim-state.js';
 
 /**
@@ -28,14 +29,10 @@ interface TAcl {
 /** Roles that may post as the organization (Posts API). */
 const POSTING_ROLES = new Set(['ADMINISTRATOR', 'DIRECT_SPONSORED_CONTENT_POSTER', 'CONTENT_ADMINISTRATOR']);
 
-const aclsBySim = new WeakMap<SimState, TAcl[]>();
+const aclsBySim = perSim<TAcl[]>(() => []);
 
 function aclsOf(sim: SimState, user: string): TAcl[] {
-  let all = aclsBySim.get(sim);
-  if (!all) {
-    all = [];
-    aclsBySim.set(sim, all);
-  }
+  const all = aclsBySim(sim);
   if (!all.some((a) => a.user === user)) {
     all.push({
       user,
@@ -165,7 +162,7 @@ export function registerLinkedInOrganizations(
 
   router.get('/rest/organizations/:id', (req, res) => {
     if (!requireHeaders(req, res)) return;
-    const all = aclsBySim.get(sim) ?? [];
+    const all = aclsBySim.peek(sim) ?? [];
     const found = all.find((a) => a.organizationId === req.params.id);
     if (!found) {
       err(res, 404, 'NOT_FOUND', `Organization ${req.params.id} does not exist`);
@@ -189,7 +186,7 @@ export function registerLinkedInOrganizationControls(app: Express, sim: SimState
       return;
     }
     aclsOf(sim, user);
-    const all = aclsBySim.get(sim) ?? [];
+    const all = aclsBySim.peek(sim) ?? [];
     const existing = all.find((a) => a.user === user && a.organizationId === organizationId);
     const entry: TAcl = {
       user,
