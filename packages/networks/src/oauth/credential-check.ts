@@ -29,19 +29,22 @@ export interface TCredentialCheckOptions {
 const CHECK_ANSWER_MAX_BYTES = 256 * 1024;
 const bounded = got.extend({ handlers: [answerBound(CHECK_ANSWER_MAX_BYTES)] });
 
+interface TCheckRequest {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  json?: unknown;
+  timeoutMs: number;
+  /** The caller named the host: it must be a public address, checked on the URL and again at connect. */
+  userChosenHost?: boolean;
+}
+
 /**
  * One call of a credential check. Its answer is parsed with `schema` (type and length of every field
  * used): an answer that does not fit refuses the credential, naming `field`, rather than reaching the store.
  */
 async function call<S extends z.ZodType>(
   url: string,
-  options: {
-    method?: 'GET' | 'POST';
-    headers?: Record<string, string>;
-    json?: unknown;
-    timeoutMs: number;
-    userChosenHost?: boolean;
-  },
+  options: TCheckRequest,
   answer: { schema: S; field: string; network: string },
   onRefusal: (status: number, body: unknown) => CredentialRefusedError,
 ): Promise<z.output<S>> {
@@ -59,13 +62,7 @@ async function call<S extends z.ZodType>(
 
 async function fetchJson(
   url: string,
-  options: {
-    method?: 'GET' | 'POST';
-    headers?: Record<string, string>;
-    json?: unknown;
-    timeoutMs: number;
-    userChosenHost?: boolean;
-  },
+  options: TCheckRequest,
   onRefusal: (status: number, body: unknown) => CredentialRefusedError,
 ): Promise<unknown> {
   if (options.userChosenHost) {
