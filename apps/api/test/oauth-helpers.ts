@@ -12,19 +12,18 @@ export interface TConnectFlow {
   callback: request.Response;
 }
 
+/** A POST /v1/accounts/connect body. */
+export interface TConnectBody {
+  platform: TPlatform;
+  redirect_uri?: string;
+  instance?: string;
+  page_id?: string;
+  target?: 'member' | 'organization';
+  organization_id?: string;
+}
+
 /** Starts a connect through the API. */
-export async function startConnect(
-  api: TTestApi,
-  key: string,
-  body: {
-    platform: TPlatform;
-    redirect_uri?: string;
-    instance?: string;
-    page_id?: string;
-    target?: 'member' | 'organization';
-    organization_id?: string;
-  },
-) {
+export async function startConnect(api: TTestApi, key: string, body: TConnectBody) {
   return request(api.app).post('/v1/accounts/connect').set(bearer(key)).send(body);
 }
 
@@ -47,14 +46,7 @@ export async function consent(url: string, user: string, decision: 'allow' | 'de
 export async function connectFlow(
   api: TTestApi,
   key: string,
-  body: {
-    platform: TPlatform;
-    redirect_uri?: string;
-    instance?: string;
-    page_id?: string;
-    target?: 'member' | 'organization';
-    organization_id?: string;
-  },
+  body: TConnectBody,
   user = 'alice',
   decision: 'allow' | 'deny' = 'allow',
 ): Promise<TConnectFlow> {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Express, Request, Response, Router } from 'express';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { oauthStoreOf } from './oauth/oauth-store.js';
+import { perSim } from './per-sim.js';
 import type { SimState } from './sim-state.js';
 
 /**
@@ -77,16 +78,7 @@ export class BlueskyAuthState {
   }
 }
 
-const states = new WeakMap<SimState, BlueskyAuthState>();
-
-export function blueskyAuthOf(sim: SimState): BlueskyAuthState {
-  let state = states.get(sim);
-  if (!state) {
-    state = new BlueskyAuthState();
-    states.set(sim, state);
-  }
-  return state;
-}
+export const blueskyAuthOf = perSim(() => new BlueskyAuthState());
 
 function xrpcError(res: Response, status: number, error: string, message: string): void {
   res.status(status).json({ error, message });

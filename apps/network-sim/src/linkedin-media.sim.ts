@@ -44,6 +44,14 @@ export function registerLinkedInAssets(
   refuseOwner: (req: Request, res: Response, owner: string) => boolean = () => false,
 ): TLinkedInAssets {
   const assets = new Map<string, TAsset>();
+  // An image's or video's initializeUpload without an `urn:li:` owner.
+  const ownerRequired = (res: Response) =>
+    error(
+      res,
+      400,
+      'ILLEGAL_ARGUMENT',
+      'ERROR :: /initializeUploadRequest/owner :: field is required but not found',
+    );
 
   const create = (urn: string, owner: string, parts: TAsset['parts']): TAsset => {
     const asset: TAsset = {
@@ -65,12 +73,7 @@ export function registerLinkedInAssets(
     const owner = (req.body as { initializeUploadRequest?: { owner?: string } })?.initializeUploadRequest
       ?.owner;
     if (req.query.action !== 'initializeUpload' || !owner?.startsWith('urn:li:')) {
-      error(
-        res,
-        400,
-        'ILLEGAL_ARGUMENT',
-        'ERROR :: /initializeUploadRequest/owner :: field is required but not found',
-      );
+      ownerRequired(res);
       return;
     }
     if (refuseOwner(req, res, owner)) return;
@@ -95,12 +98,7 @@ export function registerLinkedInAssets(
       ?.initializeUploadRequest;
     const size = init?.fileSizeBytes;
     if (req.query.action !== 'initializeUpload' || !init?.owner?.startsWith('urn:li:')) {
-      error(
-        res,
-        400,
-        'ILLEGAL_ARGUMENT',
-        'ERROR :: /initializeUploadRequest/owner :: field is required but not found',
-      );
+      ownerRequired(res);
       return;
     }
     if (refuseOwner(req, res, init.owner)) return;

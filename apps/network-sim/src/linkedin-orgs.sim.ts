@@ -1,5 +1,6 @@
 import type { Express, Request, Response, Router } from 'express';
 import { grantedScopesOf, hashIdOf, numericIdOf, simUserOf } from './oauth/oauth-store.js';
+import { perSim } from './per-sim.js';
 import type { SimState } from './sim-state.js';
 
 /**
@@ -28,14 +29,10 @@ interface TAcl {
 /** Roles that may post as the organization (Posts API). */
 const POSTING_ROLES = new Set(['ADMINISTRATOR', 'DIRECT_SPONSORED_CONTENT_POSTER', 'CONTENT_ADMINISTRATOR']);
 
-const aclsBySim = new WeakMap<SimState, TAcl[]>();
+const aclsBySim = perSim<TAcl[]>(() => []);
 
 function aclsOf(sim: SimState, user: string): TAcl[] {
-  let all = aclsBySim.get(sim);
-  if (!all) {
-    all = [];
-    aclsBySim.set(sim, all);
-  }
+  const all = aclsBySim(sim);
   if (!all.some((a) => a.user === user)) {
     all.push({
       user,
@@ -58,6 +55,18 @@ function lacksScope(sim: SimState, req: Request, anyOf: string[]): boolean {
   return granted !== null && !anyOf.some((scope) => granted.has(scope));
 }
 
+/** LinkedIn's answer to a post create without the scope it needs; true, as `refuseAuthor` returns. */
+function createDenied(req: Request, res: Response, err: TErr): true {
+  err(
+    res,
+    403,
+    'ACCESS_DENIED',
+    `Not enough permissions to access: partnerApiPostsExternal.CREATE.${versionOf(req)}`,
+    100,
+  );
+  return true;
+}
+
 /**
  * Why the member behind the request may not act as `author` (a post's author, a comment's actor, an
  * upload's owner); null when they may. The answer is sent when refused.
@@ -66,26 +75,12 @@ export function refuseAuthor(sim: SimState, req: Request, res: Response, author:
   const org = /^urn:li:organization:(\d+)$/.exec(author)?.[1];
   if (!org) {
     if (author.startsWith('urn:li:person:') && lacksScope(sim, req, ['w_member_social'])) {
-      err(
-        res,
-        403,
-        'ACCESS_DENIED',
-        `Not enough permissions to access: partnerApiPostsExternal.CREATE.${versionOf(req)}`,
-        100,
-      );
-      return true;
+      return createDenied(req, res, err);
     }
     return false;
   }
   if (lacksScope(sim, req, ['w_organization_social'])) {
-    err(
-      res,
-      403,
-      'ACCESS_DENIED',
-      `Not enough permissions to access: partnerApiPostsExternal.CREATE.${versionOf(req)}`,
-      100,
-    );
-    return true;
+    return createDenied(req, res, err);
   }
   const user = simUserOf(sim, 'linkedin', req);
   const allowed = aclsOf(sim, user).some(
@@ -167,7 +162,7 @@ export function registerLinkedInOrganizations(
 
   router.get('/rest/organizations/:id', (req, res) => {
     if (!requireHeaders(req, res)) return;
-    const all = aclsBySim.get(sim) ?? [];
+    const all = aclsBySim.peek(sim) ?? [];
     const found = all.find((a) => a.organizationId === req.params.id);
     if (!found) {
       err(res, 404, 'NOT_FOUND', `Organization ${req.params.id} does not exist`);
@@ -191,7 +186,7 @@ export function registerLinkedInOrganizationControls(app: Express, sim: SimState
       return;
     }
     aclsOf(sim, user);
-    const all = aclsBySim.get(sim) ?? [];
+    const all = aclsBySim.peek(sim) ?? [];
     const existing = all.find((a) => a.user === user && a.organizationId === organizationId);
     const entry: TAcl = {
       user,

@@ -107,30 +107,21 @@ function shorten(id: string, user: string, text: string, mediaIds: string[]) {
   let out = '';
   let cursor = 0;
   const urls: TUrlEntity[] = [];
-  for (const [i, link] of findLinks(text).entries()) {
-    out += text.slice(cursor, link.start);
-    const url = tco(`${id}:${i}`);
+  const append = (url: string, entity: Omit<TUrlEntity, 'start' | 'end' | 'url'>) => {
     const start = codePoints(out, out.length);
     out += url;
-    urls.push({
-      start,
-      end: start + url.length,
-      url,
-      expanded_url: link.target,
-      display_url: display(link.target),
-    });
+    urls.push({ start, end: start + url.length, url, ...entity });
+  };
+  for (const [i, link] of findLinks(text).entries()) {
+    out += text.slice(cursor, link.start);
+    append(tco(`${id}:${i}`), { expanded_url: link.target, display_url: display(link.target) });
     cursor = link.end;
   }
   out += text.slice(cursor);
   if (mediaIds.length > 0) {
     out += out === '' ? '' : ' ';
     const url = tco(`${id}:media`);
-    const start = codePoints(out, out.length);
-    out += url;
-    urls.push({
-      start,
-      end: start + url.length,
-      url,
+    append(url, {
       expanded_url: `https://x.com/${user}/status/${id}/photo/1`,
       display_url: `pic.x.com/${url.slice(13)}`,
       media_key: `3_${mediaIds[0]}`,

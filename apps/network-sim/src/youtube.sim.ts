@@ -19,6 +19,16 @@ function googleError(res: Response, code: number, reason: string, message: strin
     .json({ error: { code, message, errors: [{ message, domain: 'youtube', reason }], status } });
 }
 
+/** YouTube's answer to a missing or unusable `snippet.title` (also the simulated rejection). */
+const invalidTitle = (res: Response) =>
+  googleError(
+    res,
+    400,
+    'invalidTitle',
+    'The request metadata specifies an invalid video title.',
+    'INVALID_ARGUMENT',
+  );
+
 const renderYoutubeError: TErrorRenderer = (res, fault) => {
   switch (fault.kind) {
     case 'auth_expired':
@@ -35,13 +45,7 @@ const renderYoutubeError: TErrorRenderer = (res, fault) => {
       googleError(res, 429, 'rateLimitExceeded', 'Too many requests.', 'RESOURCE_EXHAUSTED');
       return;
     case 'rejected':
-      googleError(
-        res,
-        400,
-        'invalidTitle',
-        'The request metadata specifies an invalid video title.',
-        'INVALID_ARGUMENT',
-      );
+      invalidTitle(res);
       return;
     default:
       googleError(res, 503, 'backendError', 'Backend Error', 'UNAVAILABLE');
@@ -117,13 +121,7 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
     const title = metadata.snippet?.title ?? '';
     // "at most 100 characters … all valid UTF-8 characters except < and >".
     if (!title || Array.from(title).length > 100 || /[<>]/.test(title)) {
-      googleError(
-        res,
-        400,
-        'invalidTitle',
-        'The request metadata specifies an invalid video title.',
-        'INVALID_ARGUMENT',
-      );
+      invalidTitle(res);
       return;
     }
     const description = metadata.snippet?.description ?? '';

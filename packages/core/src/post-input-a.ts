@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, type TFieldIssue, validationError } from './app-error.js';
+import { givenQueryValues, pageLimitQuery, pageOffsetQuery } from './list-query-input.js';
 import { type TPlatform, VARIANT_A_PLATFORMS } from './platforms.js';
 import { isVideoUrl, type TMedia, type TPostChanges, type TSegment } from './post-model.js';
 import {
@@ -210,18 +211,8 @@ export const MAX_LIST_A = 1000;
 
 export const ZListQueryA = z.object({
   status: ZListStatusA.optional(),
-  limit: z.coerce
-    .number({ error: `must be an integer from 1 to ${MAX_LIST_A}` })
-    .int({ error: `must be an integer from 1 to ${MAX_LIST_A}` })
-    .min(1, { error: `must be an integer from 1 to ${MAX_LIST_A}` })
-    .max(MAX_LIST_A, { error: `must be an integer from 1 to ${MAX_LIST_A}` })
-    .default(MAX_LIST_A),
-  offset: z.coerce
-    .number({ error: 'must be a non-negative integer' })
-    .int({ error: 'must be a non-negative integer' })
-    .min(0, { error: 'must be a non-negative integer' })
-    .max(1_000_000, { error: 'must be at most 1000000' })
-    .default(0),
+  limit: pageLimitQuery(MAX_LIST_A, MAX_LIST_A),
+  offset: pageOffsetQuery(),
 });
 
 export function parseListQueryA(query: Record<string, unknown>): {
@@ -229,7 +220,7 @@ export function parseListQueryA(query: Record<string, unknown>): {
   limit: number;
   offset: number;
 } {
-  const clean = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ''));
+  const clean = givenQueryValues(query);
   const parsed = ZListQueryA.safeParse(clean);
   if (!parsed.success) throw validationError(zodIssues(parsed.error));
   const { status, limit, offset } = parsed.data;

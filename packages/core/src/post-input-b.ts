@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validationError } from './app-error.js';
+import { givenQueryValues, pageLimitQuery, pageOffsetQuery } from './list-query-input.js';
 import { PLATFORMS } from './platforms.js';
 import { isVideoUrl, type TMedia, type TPostChanges, type TSegment } from './post-model.js';
 import { codePointLength, futureIssue, ZHttpUrl, ZOffsetDateTime, ZText } from './text-fields.js';
@@ -173,24 +174,14 @@ export const LIST_STATUSES_B = ['draft', 'scheduled', 'publishing', 'published',
 /** GET /v1/posts query. */
 export const ZListQueryB = z.object({
   status: z.enum(LIST_STATUSES_B, { error: `must be one of ${LIST_STATUSES_B.join(', ')}` }).optional(),
-  limit: z.coerce
-    .number({ error: 'must be an integer from 1 to 100' })
-    .int({ error: 'must be an integer from 1 to 100' })
-    .min(1, { error: 'must be an integer from 1 to 100' })
-    .max(100, { error: 'must be an integer from 1 to 100' })
-    .default(10),
-  offset: z.coerce
-    .number({ error: 'must be a non-negative integer' })
-    .int({ error: 'must be a non-negative integer' })
-    .min(0, { error: 'must be a non-negative integer' })
-    .max(1_000_000, { error: 'must be at most 1000000' })
-    .default(0),
+  limit: pageLimitQuery(100, 10),
+  offset: pageOffsetQuery(),
 });
 export type TListQueryB = z.output<typeof ZListQueryB>;
 
 export function parseListQueryB(query: Record<string, unknown>): TListQueryB {
   // Repeated query keys arrive as arrays; an empty value means "not given".
-  const clean = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ''));
+  const clean = givenQueryValues(query);
   const parsed = ZListQueryB.safeParse(clean);
   if (!parsed.success) throw validationError(zodIssues(parsed.error));
   return parsed.data;

@@ -1,5 +1,6 @@
 import { type Facet, RichText } from '@atproto/api';
 import { type Got, HTTPError } from 'got';
+import { createExpiringCache } from './expiring-cache.js';
 
 /** Handles resolved per post at most; a 300-grapheme post cannot hold more mentions than this anyway. */
 const MAX_MENTIONS = 50;
@@ -14,13 +15,13 @@ const MAX_CACHED = 5_000;
  * https://docs.bsky.app/docs/advanced-guides/post-richtext
  */
 export function createFacetBuilder() {
-  const resolved = new Map<string, { did: string | null; expiresAt: number }>();
+  const resolved = createExpiringCache<string | null>(RESOLVED_TTL_MS, MAX_CACHED);
 
   /** com.atproto.identity.resolveHandle on the account's PDS; null when the handle does not exist. */
   async function resolveHandle(http: Got, handle: string): Promise<string | null> {
     const key = handle.toLowerCase();
     const cached = resolved.get(key);
-    if (cached && cached.expiresAt > Date.now()) return cached.did;
+    if (cached !== undefined) return cached;
     let did: string | null;
     try {
       const body = await http
@@ -33,12 +34,7 @@ export function createFacetBuilder() {
       if (!(err instanceof HTTPError) || err.response.statusCode !== 400) throw err;
       did = null;
     }
-    resolved.delete(key);
-    resolved.set(key, { did, expiresAt: Date.now() + RESOLVED_TTL_MS });
-    if (resolved.size > MAX_CACHED) {
-      const oldest = resolved.keys().next().value;
-      if (oldest !== undefined) resolved.delete(oldest);
-    }
+    resolved.set(key, did);
     return did;
   }
 

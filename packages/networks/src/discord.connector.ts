@@ -14,6 +14,7 @@ import type {
 } from './connector.js';
 import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { mediaFileName } from './media-file-name.js';
 import {
   firstUnclaimed,
   inWindow,
@@ -35,32 +36,6 @@ const MAX_FILES = 10;
 const CONTENT_MAX = 2000;
 const DESCRIPTION_MAX = 1024;
 const UPLOAD_LIMIT = 10 * 1024 * 1024;
-
-const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'video/mp4': 'mp4',
-  'video/quicktime': 'mov',
-  'video/webm': 'webm',
-};
-
-/** A safe file name from the URL's last path segment, with the extension of the bytes' real type. */
-function fileName(url: string, type: string, index: number): string {
-  let base = `file${index}`;
-  try {
-    const last = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
-    const stem = last
-      .replace(/\.[^.]*$/, '')
-      .replace(/[^\w.-]+/g, '_')
-      .slice(0, 80);
-    if (stem) base = stem;
-  } catch {
-    // Keep the generic name.
-  }
-  return `${base}.${EXTENSIONS[type] ?? 'bin'}`;
-}
 
 interface TFile {
   name: string;
@@ -155,7 +130,7 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
       if (!got.ok) return got;
       const description = item.altText?.slice(0, DESCRIPTION_MAX);
       files.push({
-        name: fileName(item.url, got.value.type, index),
+        name: mediaFileName(item.url, got.value.type, index),
         type: got.value.type,
         bytes: got.value.bytes,
         ...(description ? { description } : {}),

@@ -1,4 +1,5 @@
 import type { Got } from 'got';
+import { createExpiringCache } from './expiring-cache.js';
 
 /**
  * What one Mastodon server allows, from `GET /api/v2/instance` (`configuration.statuses` and
@@ -89,26 +90,22 @@ export interface TInstanceCacheOptions {
  * call then lets the server judge the text itself.
  */
 export function createInstanceCache(options: TInstanceCacheOptions = {}) {
-  const ttlMs = options.ttlMs ?? 60 * 60_000;
-  const maxEntries = options.maxEntries ?? 500;
-  const entries = new Map<string, { limits: TMastodonLimits; expiresAt: number }>();
+  const entries = createExpiringCache<TMastodonLimits>(
+    options.ttlMs ?? 60 * 60_000,
+    options.maxEntries ?? 500,
+  );
 
   /** `http` bounds the answer's size when the server is one an API user chose (createHttpClient). */
   return async function limitsOf(base: string, http: Got): Promise<TMastodonLimits> {
     const cached = entries.get(base);
-    if (cached && cached.expiresAt > Date.now()) return cached.limits;
+    if (cached) return cached;
     let limits: TMastodonLimits;
     try {
       limits = parseInstanceLimits(await http.get('api/v2/instance').json());
     } catch {
       return MASTODON_DEFAULT_LIMITS;
     }
-    entries.delete(base);
-    entries.set(base, { limits, expiresAt: Date.now() + ttlMs });
-    if (entries.size > maxEntries) {
-      const oldest = entries.keys().next().value;
-      if (oldest !== undefined) entries.delete(oldest);
-    }
+    entries.set(base, limits);
     return limits;
   };
 }

@@ -2,6 +2,7 @@ import got, { type Got } from 'got';
 import type { TConnectorAccount, TMedia, TNetworkFailure, TProcessingWait } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import type { TFetchMedia } from './media-fetch.js';
+import { mediaFileName } from './media-file-name.js';
 import { waitForProcessing } from './processing-wait.js';
 
 // Slack's file upload flow (files.upload stopped working on 2025-11-12,
@@ -19,16 +20,6 @@ const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 const ALT_MAX = 1000;
 /** Sharing usually completes in seconds (security scans); checks are cheap (files.info is Tier 4). */
 export const SLACK_SHARE_WAIT = { intervalMs: 2_000, maxWaitMs: 60_000 };
-
-const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'video/mp4': 'mp4',
-  'video/quicktime': 'mov',
-  'video/webm': 'webm',
-};
 
 interface TSlackAnswer {
   ok?: boolean;
@@ -49,21 +40,6 @@ export interface TSlackFilesDeps {
   answerFailure: (body: TSlackAnswer, mayHavePosted: boolean) => TNetworkFailure;
   classify: (error: unknown) => TNetworkFailure;
   wait?: TProcessingWait | undefined;
-}
-
-function fileName(url: string, type: string, index: number): string {
-  let stem = `file${index}`;
-  try {
-    const last = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
-    const clean = last
-      .replace(/\.[^.]*$/, '')
-      .replace(/[^\w.-]+/g, '_')
-      .slice(0, 80);
-    if (clean) stem = clean;
-  } catch {
-    // Keep the generic name.
-  }
-  return `${stem}.${EXTENSIONS[type] ?? 'bin'}`;
 }
 
 export function createSlackFiles(deps: TSlackFilesDeps) {
@@ -115,7 +91,7 @@ export function createSlackFiles(deps: TSlackFilesDeps) {
         maxBytes: item.kind === 'video' ? MAX_VIDEO_BYTES : MAX_IMAGE_BYTES,
       });
       if (!got_.ok) return got_;
-      const name = fileName(item.url, got_.value.type, index);
+      const name = mediaFileName(item.url, got_.value.type, index);
       const alt = item.alt?.slice(0, ALT_MAX);
       const slot = await call<{ upload_url?: string; file_id?: string }>(
         account,

@@ -107,34 +107,29 @@ function OAuthNetwork({ option }: { option: Extract<TConnectOption, { method: 'a
   };
   const field = option.needs === 'organization' ? 'organization_id' : (option.needs ?? 'platform');
   const fieldMessage = error?.forField(field);
+  // The one free-text answer a network's connect flow asks for (server, Page id or organization id).
+  const textInput = (label: string, kind: { type: 'url' } | { inputMode: 'numeric' }) => (
+    <>
+      <label htmlFor={inputId}>{label}</label>
+      <input
+        id={inputId}
+        {...kind}
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        aria-describedby={fieldMessage ? `${inputId}-error` : undefined}
+      />
+    </>
+  );
   return (
     <li className="network">
       <form onSubmit={submit} aria-label={`Connect ${name}`}>
         <strong>{name}</strong>
-        {option.needs === 'instance' && (
-          <>
-            <label htmlFor={inputId}>Mastodon server (e.g. https://mastodon.social)</label>
-            <input
-              id={inputId}
-              type="url"
-              value={value}
-              onChange={(e) => setValue(e.target.value)}
-              aria-describedby={fieldMessage ? `${inputId}-error` : undefined}
-            />
-          </>
-        )}
-        {option.needs === 'page_id' && (
-          <>
-            <label htmlFor={inputId}>Facebook Page id (optional: empty connects every Page you grant)</label>
-            <input
-              id={inputId}
-              inputMode="numeric"
-              value={value}
-              onChange={(e) => setValue(e.target.value)}
-              aria-describedby={fieldMessage ? `${inputId}-error` : undefined}
-            />
-          </>
-        )}
+        {option.needs === 'instance' &&
+          textInput('Mastodon server (e.g. https://mastodon.social)', { type: 'url' })}
+        {option.needs === 'page_id' &&
+          textInput('Facebook Page id (optional: empty connects every Page you grant)', {
+            inputMode: 'numeric',
+          })}
         {option.needs === 'organization' && (
           <>
             <label htmlFor={`${inputId}-target`}>Post as</label>
@@ -146,20 +141,10 @@ function OAuthNetwork({ option }: { option: Extract<TConnectOption, { method: 'a
               <option value="member">yourself (your LinkedIn member profile)</option>
               <option value="organization">organization pages you administer</option>
             </select>
-            {target === 'organization' && (
-              <>
-                <label htmlFor={inputId}>
-                  Organization id (optional: empty connects every page you administer)
-                </label>
-                <input
-                  id={inputId}
-                  inputMode="numeric"
-                  value={value}
-                  onChange={(e) => setValue(e.target.value)}
-                  aria-describedby={fieldMessage ? `${inputId}-error` : undefined}
-                />
-              </>
-            )}
+            {target === 'organization' &&
+              textInput('Organization id (optional: empty connects every page you administer)', {
+                inputMode: 'numeric',
+              })}
           </>
         )}
         <FieldError id={`${inputId}-error`} message={fieldMessage ?? error?.readable} />

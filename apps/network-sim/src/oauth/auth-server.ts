@@ -99,6 +99,19 @@ function s256(verifier: string): string {
 }
 
 /** The authorization page (GET shows it, POST is the person's answer) and the token endpoint. */
+/** The RFC 6749 token answer's common fields (section 5.1), for the code and the refresh grant alike. */
+function tokenAnswer(issued: ReturnType<OAuthSimStore['issue']>): Record<string, unknown> {
+  return {
+    access_token: issued.accessToken,
+    token_type: 'bearer',
+    ...(issued.expiresIn !== null ? { expires_in: issued.expiresIn } : {}),
+    ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
+    ...(issued.refreshToken && issued.refreshExpiresIn !== null
+      ? { refresh_expires_in: issued.refreshExpiresIn }
+      : {}),
+  };
+}
+
 export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServerConfig): void {
   const store = oauthStoreOf(sim);
 
@@ -200,13 +213,7 @@ export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServ
         ...(cfg.codeGrantAccessSeconds !== undefined ? { accessSeconds: cfg.codeGrantAccessSeconds } : {}),
       });
       return res.json({
-        access_token: issued.accessToken,
-        token_type: 'bearer',
-        ...(issued.expiresIn !== null ? { expires_in: issued.expiresIn } : {}),
-        ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
-        ...(issued.refreshToken && issued.refreshExpiresIn !== null
-          ? { refresh_expires_in: issued.refreshExpiresIn }
-          : {}),
+        ...tokenAnswer(issued),
         scope: code.scopes,
         ...(cfg.extra?.(code.user) ?? {}),
       });
@@ -226,13 +233,7 @@ export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServ
         scopes: found.scopes,
       });
       return res.json({
-        access_token: issued.accessToken,
-        token_type: 'bearer',
-        ...(issued.expiresIn !== null ? { expires_in: issued.expiresIn } : {}),
-        ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
-        ...(issued.refreshToken && issued.refreshExpiresIn !== null
-          ? { refresh_expires_in: issued.refreshExpiresIn }
-          : {}),
+        ...tokenAnswer(issued),
         ...(cfg.extra?.(found.user) ?? {}),
       });
     }

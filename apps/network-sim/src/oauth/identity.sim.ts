@@ -233,15 +233,13 @@ export function registerIdentitySims(routerOf: (platform: TPlatform) => Router, 
   // refused (401 Unauthorized); the chat -1009999999999 does not exist for the bot.
   const telegramError = (res: Response, code: number, description: string) =>
     res.status(code).json({ ok: false, error_code: code, description });
+  /** `bot<id>:<secret>`, with a secret that is not marked revoked. */
+  const knownBot = (bot: string) =>
+    bot.startsWith('bot') && /^\d+:[\w-]+$/.test(bot.slice(3)) && !bot.split(':')[1]?.startsWith('revoked');
   routerOf('telegram').post('/:bot/getMe', (req, res) => {
     sim.record('telegram', req);
     const bot = req.params.bot;
-    if (
-      !bot.startsWith('bot') ||
-      !/^\d+:[\w-]+$/.test(bot.slice(3)) ||
-      bot.split(':')[1]?.startsWith('revoked')
-    )
-      return telegramError(res, 401, 'Unauthorized');
+    if (!knownBot(bot)) return telegramError(res, 401, 'Unauthorized');
     res.json({
       ok: true,
       result: {
@@ -255,12 +253,7 @@ export function registerIdentitySims(routerOf: (platform: TPlatform) => Router, 
   routerOf('telegram').post('/:bot/getChat', (req, res) => {
     sim.record('telegram', req);
     const bot = req.params.bot;
-    if (
-      !bot.startsWith('bot') ||
-      !/^\d+:[\w-]+$/.test(bot.slice(3)) ||
-      bot.split(':')[1]?.startsWith('revoked')
-    )
-      return telegramError(res, 401, 'Unauthorized');
+    if (!knownBot(bot)) return telegramError(res, 401, 'Unauthorized');
     const chatId = String((req.body as { chat_id?: unknown } | undefined)?.chat_id ?? '');
     if (!/^(-?\d+|@\w+)$/.test(chatId) || chatId === '-1009999999999')
       return telegramError(res, 400, 'Bad Request: chat not found');

@@ -19,6 +19,24 @@ function rfcRefusal(clientStatus = 401) {
 }
 
 /**
+ * What Meta's authorization servers (Threads, Instagram, Facebook) share: id and secret in the form, no
+ * PKCE, comma-separated scopes, and a one-hour token from the code with no refresh grant (the 60-day token
+ * comes from their own exchange, meta-exchange.sim.ts).
+ */
+const META_CODE_GRANT = {
+  clientIdParam: 'client_id',
+  clientAuth: 'body',
+  pkce: 'none',
+  refresh: 'none',
+  scopeSeparator: ',',
+  codeGrantAccessSeconds: 3600,
+} as const satisfies Partial<TAuthServerConfig>;
+
+/** Graph API error bodies: code 1 for a bad client, 100 (invalid parameter) otherwise. */
+const graphRefusal: TAuthServerConfig['refuse'] = (res, kind, description) =>
+  graphError(res, 400, kind === 'invalid_client' ? 1 : 100, description);
+
+/**
  * Each network's authorization server, with its real paths (relative to the network's simulated host),
  * client authentication, PKCE rule and refresh-token behaviour.
  */
@@ -110,28 +128,17 @@ const SERVERS: TAuthServerConfig[] = [
     platform: 'threads',
     authorizePath: '/oauth/authorize',
     tokenPath: '/oauth/access_token',
-    clientIdParam: 'client_id',
-    clientAuth: 'body',
-    pkce: 'none',
-    refresh: 'none',
+    ...META_CODE_GRANT,
     codeTtlSeconds: 600,
-    scopeSeparator: ',',
-    codeGrantAccessSeconds: 3600,
-    refuse: (res, kind, description) =>
-      graphError(res, 400, kind === 'invalid_client' ? 1 : 100, description),
+    refuse: graphRefusal,
   },
   {
     // https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login
     platform: 'instagram',
     authorizePath: '/oauth/authorize',
     tokenPath: '/oauth/access_token',
-    clientIdParam: 'client_id',
-    clientAuth: 'body',
-    pkce: 'none',
-    refresh: 'none',
+    ...META_CODE_GRANT,
     codeTtlSeconds: 3600,
-    scopeSeparator: ',',
-    codeGrantAccessSeconds: 3600,
     refuse(res, _kind, description) {
       res.status(400).json({ error_type: 'OAuthException', code: 400, error_message: description });
     },
@@ -143,15 +150,9 @@ const SERVERS: TAuthServerConfig[] = [
     authorizePath: '/v25.0/dialog/oauth',
     tokenPath: '/v25.0/oauth/access_token',
     tokenMethod: 'GET',
-    clientIdParam: 'client_id',
-    clientAuth: 'body',
-    pkce: 'none',
-    refresh: 'none',
+    ...META_CODE_GRANT,
     codeTtlSeconds: 600,
-    scopeSeparator: ',',
-    codeGrantAccessSeconds: 3600,
-    refuse: (res, kind, description) =>
-      graphError(res, 400, kind === 'invalid_client' ? 1 : 100, description),
+    refuse: graphRefusal,
   },
   {
     // https://docs.joinmastodon.org/methods/oauth/: apps registered per instance, redirect URIs must match

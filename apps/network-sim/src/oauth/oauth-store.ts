@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { TPlatform } from '@sps/core';
 import type { Request } from 'express';
+import { perSim } from '../per-sim.js';
 import type { SimState } from '../sim-state.js';
 
 /**
@@ -171,16 +172,7 @@ export class OAuthSimStore {
   }
 }
 
-const stores = new WeakMap<SimState, OAuthSimStore>();
-
-export function oauthStoreOf(sim: SimState): OAuthSimStore {
-  let store = stores.get(sim);
-  if (!store) {
-    store = new OAuthSimStore();
-    stores.set(sim, store);
-  }
-  return store;
-}
+export const oauthStoreOf = perSim(() => new OAuthSimStore());
 
 /** The bearer token of a request (Authorization header, or Graph's `access_token` query parameter). */
 export function bearerOf(req: Request): string | null {
@@ -198,7 +190,7 @@ export function refusesToken(sim: SimState, platform: TPlatform, req: Request): 
   const token = bearerOf(req);
   // Bluesky's PDS checks its own session JWTs (bluesky-auth.sim.ts), with its own errors.
   if (!token || platform === 'bluesky') return false;
-  const store = stores.get(sim);
+  const store = oauthStoreOf.peek(sim);
   if (!store) return token.startsWith(`sim-${platform}-at-`);
   const status = store.statusOf(token, platform, 'access');
   if (status === 'foreign') return store.strict;

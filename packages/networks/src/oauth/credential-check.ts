@@ -29,19 +29,22 @@ export interface TCredentialCheckOptions {
 const CHECK_ANSWER_MAX_BYTES = 256 * 1024;
 const bounded = got.extend({ handlers: [answerBound(CHECK_ANSWER_MAX_BYTES)] });
 
+interface TCheckRequest {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  json?: unknown;
+  timeoutMs: number;
+  /** The caller named the host: it must be a public address, checked on the URL and again at connect. */
+  userChosenHost?: boolean;
+}
+
 /**
  * One call of a credential check. Its answer is parsed with `schema` (type and length of every field
  * used): an answer that does not fit refuses the credential, naming `field`, rather than reaching the store.
  */
 async function call<S extends z.ZodType>(
   url: string,
-  options: {
-    method?: 'GET' | 'POST';
-    headers?: Record<string, string>;
-    json?: unknown;
-    timeoutMs: number;
-    userChosenHost?: boolean;
-  },
+  options: TCheckRequest,
   answer: { schema: S; field: string; network: string },
   onRefusal: (status: number, body: unknown) => CredentialRefusedError,
 ): Promise<z.output<S>> {
@@ -59,13 +62,7 @@ async function call<S extends z.ZodType>(
 
 async function fetchJson(
   url: string,
-  options: {
-    method?: 'GET' | 'POST';
-    headers?: Record<string, string>;
-    json?: unknown;
-    timeoutMs: number;
-    userChosenHost?: boolean;
-  },
+  options: TCheckRequest,
   onRefusal: (status: number, body: unknown) => CredentialRefusedError,
 ): Promise<unknown> {
   if (options.userChosenHost) {
@@ -190,6 +187,15 @@ async function checkBluesky(
   };
 }
 
+/** A bot-token account (Telegram, Discord, Slack): the token is stored as given and does not expire. */
+function botIdentity(
+  externalId: string,
+  accountName: string,
+  input: Record<string, string>,
+): TConnectedIdentity {
+  return { externalId, accountName, credentials: { token: input.bot_token ?? '' }, tokenExpiresAt: null };
+}
+
 /**
  * Telegram: the bot token must answer getMe and the bot must see the chat (getChat).
  * https://core.telegram.org/bots/api#getme https://core.telegram.org/bots/api#getchat
@@ -218,12 +224,7 @@ async function checkTelegram(
   const title = chat.result.username
     ? `@${chat.result.username}`
     : (chat.result.title ?? String(input.chat_id));
-  return {
-    externalId: chat.result.id,
-    accountName: title,
-    credentials: { token: input.bot_token ?? '' },
-    tokenExpiresAt: null,
-  };
+  return botIdentity(chat.result.id, title, input);
 }
 
 /** Discord: the bot reads the channel it will post in. https://discord.com/developers/docs/resources/channel#get-channel */
@@ -240,12 +241,7 @@ async function checkDiscord(
         ? new CredentialRefusedError('credentials.bot_token', 'Discord refused this bot token')
         : new CredentialRefusedError('credentials.channel_id', 'The bot cannot see this channel'),
   );
-  return {
-    externalId: channel.id,
-    accountName: channel.name ? `#${channel.name}` : channel.id,
-    credentials: { token: input.bot_token ?? '' },
-    tokenExpiresAt: null,
-  };
+  return botIdentity(channel.id, channel.name ? `#${channel.name}` : channel.id, input);
 }
 
 /**
@@ -283,12 +279,7 @@ async function checkSlack(
     );
   if (!info.channel)
     throw new CredentialRefusedError('credentials.channel_id', 'Slack answered without the channel');
-  return {
-    externalId: info.channel.id,
-    accountName: info.channel.name ? `#${info.channel.name}` : info.channel.id,
-    credentials: { token: input.bot_token ?? '' },
-    tokenExpiresAt: null,
-  };
+  return botIdentity(info.channel.id, info.channel.name ? `#${info.channel.name}` : info.channel.id, input);
 }
 
 export const CREDENTIAL_CHECKS: Partial<

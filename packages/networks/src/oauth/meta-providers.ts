@@ -10,6 +10,57 @@ function base(call: TOAuthCall, fallback: string): string {
 }
 
 /**
+ * Threads' and Instagram's exchange of a short-lived token for a 60-day one (`th_exchange_token`,
+ * `ig_exchange_token` at `{graph}/access_token`).
+ */
+async function exchangeForLongLived(
+  call: TOAuthCall,
+  graph: string,
+  grantType: string,
+  shortToken: string,
+): Promise<TTokenSet> {
+  return fromTokenBody(
+    await jsonRequest({
+      method: 'GET',
+      url: `${graph}/access_token`,
+      searchParams: { grant_type: grantType, client_secret: call.app.clientSecret, access_token: shortToken },
+      timeoutMs: call.timeoutMs,
+      signal: call.signal,
+    }),
+  );
+}
+
+/** Threads' and Instagram's refresh of a long-lived token (`th_refresh_token`, `ig_refresh_token`). */
+async function refreshLongLived(
+  call: TOAuthCall,
+  fallbackBase: string,
+  grantType: string,
+  token: string,
+): Promise<TTokenSet> {
+  return fromTokenBody(
+    await jsonRequest({
+      method: 'GET',
+      url: `${base(call, fallbackBase)}/refresh_access_token`,
+      searchParams: { grant_type: grantType, access_token: token },
+      timeoutMs: call.timeoutMs,
+      signal: call.signal,
+    }),
+  );
+}
+
+/** GET `{graph}/{version}/me` with the long-lived token. */
+function readMe<T>(call: TOAuthCall, graph: string, defaultVersion: string, fields: string, token: string) {
+  return jsonRequest<T>({
+    method: 'GET',
+    url: `${graph}/${call.apiVersion ?? defaultVersion}/me`,
+    searchParams: { fields },
+    bearer: token,
+    timeoutMs: call.timeoutMs,
+    signal: call.signal,
+  });
+}
+
+/**
  * Meta's long-lived tokens (60 days) are refreshed with their own grant, only once a day old and before
  * they expire; refreshing every few days keeps them alive indefinitely. Due: a day after issue, or ten
  * days before expiry, whichever is later.
@@ -36,27 +87,14 @@ export const threadsOAuth: TOAuthProvider = {
   async complete(call, code) {
     const { tokens: short } = await codeGrant(call, 'post', code, null);
     const graph = base(call, 'https://graph.threads.net');
-    const long = fromTokenBody(
-      await jsonRequest({
-        method: 'GET',
-        url: `${graph}/access_token`,
-        searchParams: {
-          grant_type: 'th_exchange_token',
-          client_secret: call.app.clientSecret,
-          access_token: short.accessToken,
-        },
-        timeoutMs: call.timeoutMs,
-        signal: call.signal,
-      }),
+    const long = await exchangeForLongLived(call, graph, 'th_exchange_token', short.accessToken);
+    const me = await readMe<{ id?: string; username?: string }>(
+      call,
+      graph,
+      'v1.0',
+      'id,username',
+      long.accessToken,
     );
-    const me = await jsonRequest<{ id?: string; username?: string }>({
-      method: 'GET',
-      url: `${graph}/${call.apiVersion ?? 'v1.0'}/me`,
-      searchParams: { fields: 'id,username' },
-      bearer: long.accessToken,
-      timeoutMs: call.timeoutMs,
-      signal: call.signal,
-    });
     return [
       {
         externalId: answerField(me.id, 'user id'),
@@ -66,17 +104,8 @@ export const threadsOAuth: TOAuthProvider = {
       },
     ];
   },
-  async refresh(call, credentials): Promise<TTokenSet> {
-    return fromTokenBody(
-      await jsonRequest({
-        method: 'GET',
-        url: `${base(call, 'https://graph.threads.net')}/refresh_access_token`,
-        searchParams: { grant_type: 'th_refresh_token', access_token: credentials.token },
-        timeoutMs: call.timeoutMs,
-        signal: call.signal,
-      }),
-    );
-  },
+  refresh: (call, credentials) =>
+    refreshLongLived(call, 'https://graph.threads.net', 'th_refresh_token', credentials.token),
   refreshDueAt: metaRefreshDueAt,
 };
 
@@ -100,27 +129,14 @@ export const instagramOAuth: TOAuthProvider = {
     const first = Array.isArray(body.data) ? (body.data[0] as Record<string, unknown>) : body;
     const short = fromTokenBody(first);
     const graph = base(call, 'https://graph.instagram.com');
-    const long = fromTokenBody(
-      await jsonRequest({
-        method: 'GET',
-        url: `${graph}/access_token`,
-        searchParams: {
-          grant_type: 'ig_exchange_token',
-          client_secret: call.app.clientSecret,
-          access_token: short.accessToken,
-        },
-        timeoutMs: call.timeoutMs,
-        signal: call.signal,
-      }),
+    const long = await exchangeForLongLived(call, graph, 'ig_exchange_token', short.accessToken);
+    const me = await readMe<{ user_id?: string | number; id?: string; username?: string }>(
+      call,
+      graph,
+      'v25.0',
+      'user_id,username',
+      long.accessToken,
     );
-    const me = await jsonRequest<{ user_id?: string | number; id?: string; username?: string }>({
-      method: 'GET',
-      url: `${graph}/${call.apiVersion ?? 'v25.0'}/me`,
-      searchParams: { fields: 'user_id,username' },
-      bearer: long.accessToken,
-      timeoutMs: call.timeoutMs,
-      signal: call.signal,
-    });
     return [
       {
         externalId: answerField(me.user_id ?? me.id ?? first.user_id, 'user id'),
@@ -130,17 +146,8 @@ export const instagramOAuth: TOAuthProvider = {
       },
     ];
   },
-  async refresh(call, credentials): Promise<TTokenSet> {
-    return fromTokenBody(
-      await jsonRequest({
-        method: 'GET',
-        url: `${base(call, 'https://graph.instagram.com')}/refresh_access_token`,
-        searchParams: { grant_type: 'ig_refresh_token', access_token: credentials.token },
-        timeoutMs: call.timeoutMs,
-        signal: call.signal,
-      }),
-    );
-  },
+  refresh: (call, credentials) =>
+    refreshLongLived(call, 'https://graph.instagram.com', 'ig_refresh_token', credentials.token),
   refreshDueAt: metaRefreshDueAt,
 };
 
