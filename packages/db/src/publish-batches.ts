@@ -5,10 +5,11 @@ import {
   type TPostRecord,
   type TTargetStatus,
 } from '@sps/core';
+import type pg from 'pg';
 import { batchLoader } from './batch.js';
 import { inSqlTransaction, sqlOf, type TDb } from './client.js';
 import type { SegmentDeliveryModel } from './generated/prisma/models/SegmentDelivery.js';
-import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow } from './post-sql.js';
+import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow, targetsFrom } from './post-sql.js';
 
 // The publisher's per-post reads and writes, batched across the jobs it runs at once (see batchLoader).
 // Each keeps the meaning of the single-row version: a write that must hit one row fails when it does not.
@@ -33,6 +34,17 @@ export interface TTargetUpdate {
   remoteUrl?: string | null;
   error?: string | null;
   errorKind?: string | null;
+}
+
+/** A network that succeeded: its last segment's answer (if this call has it) and its result. */
+export interface TNetworkSuccess {
+  /** The last segment's sent mark; absent when it was recorded earlier (a retry found it sent). */
+  sent?: { segmentIndex: number; remoteId: string; remoteUrl: string; meta?: Record<string, string> };
+  remotePostId: string | null;
+  remoteUrl: string | null;
+  errorKind: string | null;
+  /** The attempt to end in the same transaction when this was its last pending network; null: do not. */
+  finalizeAttempt: number | null;
 }
 
 /** A connected account as the publisher reads it (credentials still sealed). */
@@ -135,6 +147,91 @@ interface TLockedRow {
   targets: string[];
   first: Date | null;
 }
+
+/** The `post.published` / `post.failed` outbox rows of posts just finalized (in their transaction). */
+async function insertOutcomeEvents(client: pg.Pool | pg.PoolClient, posts: TPostRecord[]) {
+  if (posts.length === 0) return;
+  await client.query({
+    name: 'finalize_events_many',
+    text: `INSERT INTO events (id, account_id, type, data)
+           SELECT gen_random_uuid(), e.account_id, e.type, e.data
+           FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS e(account_id, type, data)`,
+    values: [
+      posts.map((p) => p.accountId),
+      posts.map((p) => (p.status === 'published' ? 'post.published' : 'post.failed')),
+      posts.map((p) => JSON.stringify({ post: presentPostB(p) })),
+    ],
+  });
+}
+
+/**
+ * A network's success in one statement: the last segment's sent mark, the network's result (only if that
+ * mark hit its row), and for callers that ask, the post's end: locked in id order, its outcome worked out
+ * from its targets as this statement leaves them (`resolvePostOutcome` in SQL: any pending or publishing
+ * target keeps it publishing, any success publishes it, else it failed), only if it is still `publishing`
+ * at the caller's attempt and not deleted. The finalized posts come back as rows (with the targets as
+ * written); `seg_keys` / `tgt_keys` say which marks and results were written.
+ */
+const NETWORK_DONE_SQL = `WITH u AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[],
+                         $8::text[], $9::text[], $10::int[])
+      AS u(post_id, platform, segment_index, remote_id, remote_url, meta, target_remote_id, target_remote_url,
+           error_kind, attempt)
+  ),
+  seg AS (
+    UPDATE segment_deliveries s SET status = 'sent', remote_id = u.remote_id, remote_url = u.remote_url,
+      remote_meta = u.meta, sent_at = $11, updated_at = $11
+    FROM u
+    WHERE u.segment_index IS NOT NULL AND s.post_id = u.post_id AND s.platform = u.platform::"Platform"
+      AND s.segment_index = u.segment_index
+    RETURNING s.post_id, s.platform
+  ),
+  tgt AS (
+    UPDATE post_targets t SET status = 'succeeded', remote_post_id = u.target_remote_id,
+      remote_url = u.target_remote_url, error = NULL, error_kind = u.error_kind, published_at = $11,
+      attempts = t.attempts + 1, updated_at = $11
+    FROM u
+    WHERE t.post_id = u.post_id AND t.platform = u.platform::"Platform"
+      AND (u.segment_index IS NULL
+           OR EXISTS (SELECT 1 FROM seg WHERE seg.post_id = u.post_id AND seg.platform = t.platform))
+    RETURNING t.*
+  ),
+  locked AS (
+    SELECT p.id, p.published_at FROM posts p
+    WHERE p.id IN (SELECT u.post_id FROM u WHERE u.attempt IS NOT NULL)
+      AND p.deleted_at IS NULL AND p.status = 'publishing'
+      AND EXISTS (SELECT 1 FROM u WHERE u.post_id = p.id AND u.attempt = p.publish_attempt)
+    ORDER BY p.id
+    FOR UPDATE OF p
+  ),
+  after AS (
+    SELECT t.* FROM tgt t WHERE t.post_id IN (SELECT id FROM locked)
+    UNION ALL
+    SELECT t.* FROM post_targets t
+    WHERE t.post_id IN (SELECT id FROM locked) AND NOT EXISTS (SELECT 1 FROM tgt x WHERE x.id = t.id)
+  ),
+  outcome AS (
+    SELECT l.id,
+      CASE WHEN bool_or(t.status IN ('pending', 'publishing')) THEN NULL
+           WHEN bool_or(t.status = 'succeeded') THEN 'published'
+           ELSE 'failed' END AS status,
+      min(t.published_at) AS first
+    FROM locked l LEFT JOIN after t ON t.post_id = l.id
+    GROUP BY l.id
+  ),
+  fin AS (
+    UPDATE posts p SET status = o.status::"PostStatus",
+      published_at = CASE WHEN o.status = 'published' THEN COALESCE(p.published_at, o.first, $11)
+                          ELSE p.published_at END,
+      updated_at = $11
+    FROM outcome o
+    WHERE p.id = o.id AND o.status IS NOT NULL
+    RETURNING ${POST_COLUMNS}, ${targetsFrom('after')} AS targets
+  )
+  SELECT f.*, k.seg_keys, k.tgt_keys
+  FROM (SELECT ARRAY(SELECT post_id::text || '/' || platform::text FROM seg) AS seg_keys,
+               ARRAY(SELECT post_id::text || '/' || platform::text FROM tgt) AS tgt_keys) k
+  LEFT JOIN fin f ON true`;
 
 export function createPublishBatches(db: TDb) {
   const loads = batchLoader<string, TLoadedPost | null>(async (ids) => {
@@ -259,6 +356,51 @@ export function createPublishBatches(db: TDb) {
     return answer(items, targetKey, done, () => notUpdated('post target'));
   }, targetKey);
 
+  type TDone = TNetworkSuccess & { postId: string; platform: TPlatform };
+  type TDoneRow = Partial<TPostSqlRow> & { seg_keys: string[]; tgt_keys: string[] };
+  const doneKey = (k: { postId: string; platform: string }) => `${k.postId}/${k.platform}`;
+  const dones = batchLoader<TDone, TPostRecord | null>(async (items) => {
+    const run = async (client: pg.Pool | pg.PoolClient) => {
+      const now = new Date();
+      const { rows } = await client.query<TDoneRow>({
+        name: 'network_done_many',
+        text: NETWORK_DONE_SQL,
+        values: [
+          items.map((k) => k.postId),
+          items.map((k) => k.platform),
+          items.map((k) => k.sent?.segmentIndex ?? null),
+          items.map((k) => k.sent?.remoteId ?? null),
+          items.map((k) => k.sent?.remoteUrl ?? null),
+          items.map((k) => (k.sent ? JSON.stringify(k.sent.meta ?? {}) : null)),
+          items.map((k) => k.remotePostId),
+          items.map((k) => k.remoteUrl),
+          items.map((k) => k.errorKind),
+          items.map((k) => k.finalizeAttempt),
+          now,
+        ],
+      });
+      const head = rows[0];
+      const sentKeys = new Set(head?.seg_keys ?? []);
+      const targetKeys = new Set(head?.tgt_keys ?? []);
+      const posts = rows
+        .filter((r) => r.id !== null && r.id !== undefined)
+        .map((r) => postFromSql(r as TPostSqlRow));
+      await insertOutcomeEvents(client, posts);
+      const finalized = new Map(posts.map((p) => [p.id, p]));
+      return items.map((k) => {
+        if (k.sent && !sentKeys.has(doneKey(k))) return notUpdated('segment');
+        if (!targetKeys.has(doneKey(k))) return notUpdated('post target');
+        if (k.finalizeAttempt === null) return null;
+        // A post is handed to the first of its callers that asked; the others get null, as with finalize.
+        const post = finalized.get(k.postId);
+        finalized.delete(k.postId);
+        return post ?? null;
+      });
+    };
+    // The outbox row must share the post's transaction; a batch that ends no post needs none.
+    return items.some((k) => k.finalizeAttempt !== null) ? inSqlTransaction(db, run) : run(sqlOf(db));
+  }, doneKey);
+
   /**
    * One short transaction for every post finalized in the same turn: lock them (in id order, so two
    * processes never wait on each other in a cycle), work out each outcome, write the statuses and the
@@ -311,17 +453,7 @@ export function createPublishBatches(db: TDb) {
         ],
       });
       const posts = updated.rows.map(postFromSql);
-      await client.query({
-        name: 'finalize_events_many',
-        text: `INSERT INTO events (id, account_id, type, data)
-               SELECT gen_random_uuid(), e.account_id, e.type, e.data
-               FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS e(account_id, type, data)`,
-        values: [
-          posts.map((p) => p.accountId),
-          posts.map((p) => (p.status === 'published' ? 'post.published' : 'post.failed')),
-          posts.map((p) => JSON.stringify({ post: presentPostB(p) })),
-        ],
-      });
+      await insertOutcomeEvents(client, posts);
       for (const post of posts) {
         const change = changes.get(post.id);
         if (change) results[change.index] = post;
@@ -353,6 +485,19 @@ export function createPublishBatches(db: TDb) {
     async updateTarget(postId: string, platform: TPlatform, update: TTargetUpdate) {
       await targets.load({ ...update, postId: postId.toLowerCase(), platform });
     },
+
+    /**
+     * A network succeeded: its last segment's sent mark (when given) and its result in one statement, and
+     * when `finalizeAttempt` is set, the attempt's end as `finalize` does it (status, outbox event) in the
+     * same transaction. Returns the finalized post, or null when it was not finalized (not asked, another
+     * network still pending, a stale attempt, a deleted post). Fails, writing nothing, when the segment or
+     * target row is missing.
+     */
+    networkSucceeded: (
+      postId: string,
+      platform: TPlatform,
+      success: TNetworkSuccess,
+    ): Promise<TPostRecord | null> => dones.load({ ...success, postId: postId.toLowerCase(), platform }),
 
     /**
      * Ends an attempt once every network finished: `published` when at least one succeeded, else
