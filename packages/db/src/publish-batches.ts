@@ -1,10 +1,4 @@
-import {
-  presentPostB,
-  resolvePostOutcome,
-  type TPlatform,
-  type TPostRecord,
-  type TTargetStatus,
-} from '@sps/core';
+import { presentPostB, type TPlatform, type TPostRecord, type TTargetStatus } from '@sps/core';
 import type pg from 'pg';
 import { batchLoader } from './batch.js';
 import { inSqlTransaction, sqlOf, type TDb } from './client.js';
@@ -139,15 +133,6 @@ interface TFinalizeKey {
   attempt: number;
 }
 
-interface TLockedRow {
-  id: string;
-  status: string;
-  publish_attempt: number;
-  published_at: Date | null;
-  targets: string[];
-  first: Date | null;
-}
-
 /** The `post.published` / `post.failed` outbox rows of posts just finalized (in their transaction). */
 async function insertOutcomeEvents(client: pg.Pool | pg.PoolClient, posts: TPostRecord[]) {
   if (posts.length === 0) return;
@@ -165,12 +150,64 @@ async function insertOutcomeEvents(client: pg.Pool | pg.PoolClient, posts: TPost
 }
 
 /**
+ * The end of attempts, for the posts of `u(post_id, attempt)` with an attempt: each post locked in id order,
+ * only if still `publishing` at a caller's attempt and not deleted; its outcome worked out from `targets`
+ * (its targets as the statement leaves them) as `resolvePostOutcome` does (any pending or publishing
+ * target keeps it publishing, any success publishes it, else it failed); `fin` holds the posts ended, with
+ * those targets. `between` adds CTEs that may read `locked`.
+ */
+const ENDING_CTES = (targets: string, now: string, between = '') => `locked AS (
+    SELECT p.id FROM posts p
+    WHERE p.id IN (SELECT u.post_id FROM u WHERE u.attempt IS NOT NULL)
+      AND p.deleted_at IS NULL AND p.status = 'publishing'
+      AND EXISTS (SELECT 1 FROM u WHERE u.post_id = p.id AND u.attempt = p.publish_attempt)
+    ORDER BY p.id
+    FOR UPDATE OF p
+  ),
+  ${between}
+  outcome AS (
+    SELECT l.id,
+      CASE WHEN bool_or(t.status IN ('pending', 'publishing')) THEN NULL
+           WHEN bool_or(t.status = 'succeeded') THEN 'published'
+           ELSE 'failed' END AS status,
+      min(t.published_at) AS first
+    FROM locked l LEFT JOIN ${targets} t ON t.post_id = l.id
+    GROUP BY l.id
+  ),
+  fin AS (
+    UPDATE posts p SET status = o.status::"PostStatus",
+      published_at = CASE WHEN o.status = 'published' THEN COALESCE(p.published_at, o.first, ${now})
+                          ELSE p.published_at END,
+      updated_at = ${now}
+    FROM outcome o
+    WHERE p.id = o.id AND o.status IS NOT NULL
+    RETURNING ${POST_COLUMNS}, ${targetsFrom(targets)} AS targets
+  )`;
+
+/** Hands each ended post to the first caller that asked for it at its attempt; the others get null. */
+function handOut<K>(
+  keys: readonly K[],
+  posts: TPostRecord[],
+  ask: (k: K) => { postId: string; attempt: number | null },
+) {
+  const left = new Map(posts.map((p) => [p.id, p]));
+  return keys.map((k) => {
+    const { postId, attempt } = ask(k);
+    const post = left.get(postId);
+    if (!post || post.publishAttempt !== attempt) return null;
+    left.delete(postId);
+    return post;
+  });
+}
+
+const FINALIZE_SQL = `WITH u AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS u(post_id, attempt)),
+  ${ENDING_CTES('post_targets', '$3')}
+  SELECT * FROM fin`;
+
+/**
  * A network's success in one statement: the last segment's sent mark, the network's result (only if that
- * mark hit its row), and for callers that ask, the post's end: locked in id order, its outcome worked out
- * from its targets as this statement leaves them (`resolvePostOutcome` in SQL: any pending or publishing
- * target keeps it publishing, any success publishes it, else it failed), only if it is still `publishing`
- * at the caller's attempt and not deleted. The finalized posts come back as rows (with the targets as
- * written); `seg_keys` / `tgt_keys` say which marks and results were written.
+ * mark hit its row), and for callers that ask, the attempt's end (ENDING_CTES) seeing that result. The
+ * ended posts come back as rows; `seg_keys` / `tgt_keys` say which marks and results were written.
  */
 const NETWORK_DONE_SQL = `WITH u AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[],
@@ -196,38 +233,16 @@ const NETWORK_DONE_SQL = `WITH u AS (
            OR EXISTS (SELECT 1 FROM seg WHERE seg.post_id = u.post_id AND seg.platform = t.platform))
     RETURNING t.*
   ),
-  locked AS (
-    SELECT p.id, p.published_at FROM posts p
-    WHERE p.id IN (SELECT u.post_id FROM u WHERE u.attempt IS NOT NULL)
-      AND p.deleted_at IS NULL AND p.status = 'publishing'
-      AND EXISTS (SELECT 1 FROM u WHERE u.post_id = p.id AND u.attempt = p.publish_attempt)
-    ORDER BY p.id
-    FOR UPDATE OF p
-  ),
-  after AS (
+  ${ENDING_CTES(
+    'after',
+    '$11',
+    `after AS (
     SELECT t.* FROM tgt t WHERE t.post_id IN (SELECT id FROM locked)
     UNION ALL
     SELECT t.* FROM post_targets t
     WHERE t.post_id IN (SELECT id FROM locked) AND NOT EXISTS (SELECT 1 FROM tgt x WHERE x.id = t.id)
-  ),
-  outcome AS (
-    SELECT l.id,
-      CASE WHEN bool_or(t.status IN ('pending', 'publishing')) THEN NULL
-           WHEN bool_or(t.status = 'succeeded') THEN 'published'
-           ELSE 'failed' END AS status,
-      min(t.published_at) AS first
-    FROM locked l LEFT JOIN after t ON t.post_id = l.id
-    GROUP BY l.id
-  ),
-  fin AS (
-    UPDATE posts p SET status = o.status::"PostStatus",
-      published_at = CASE WHEN o.status = 'published' THEN COALESCE(p.published_at, o.first, $11)
-                          ELSE p.published_at END,
-      updated_at = $11
-    FROM outcome o
-    WHERE p.id = o.id AND o.status IS NOT NULL
-    RETURNING ${POST_COLUMNS}, ${targetsFrom('after')} AS targets
-  )
+  ),`,
+  )}
   SELECT f.*, k.seg_keys, k.tgt_keys
   FROM (SELECT ARRAY(SELECT post_id::text || '/' || platform::text FROM seg) AS seg_keys,
                ARRAY(SELECT post_id::text || '/' || platform::text FROM tgt) AS tgt_keys) k
@@ -386,15 +401,11 @@ export function createPublishBatches(db: TDb) {
         .filter((r) => r.id !== null && r.id !== undefined)
         .map((r) => postFromSql(r as TPostSqlRow));
       await insertOutcomeEvents(client, posts);
-      const finalized = new Map(posts.map((p) => [p.id, p]));
-      return items.map((k) => {
+      const ended = handOut(items, posts, (k) => ({ postId: k.postId, attempt: k.finalizeAttempt }));
+      return items.map((k, i) => {
         if (k.sent && !sentKeys.has(doneKey(k))) return notUpdated('segment');
         if (!targetKeys.has(doneKey(k))) return notUpdated('post target');
-        if (k.finalizeAttempt === null) return null;
-        // A post is handed to the first of its callers that asked; the others get null, as with finalize.
-        const post = finalized.get(k.postId);
-        finalized.delete(k.postId);
-        return post ?? null;
+        return ended[i] ?? null;
       });
     };
     // The outbox row must share the post's transaction; a batch that ends no post needs none.
@@ -409,56 +420,14 @@ export function createPublishBatches(db: TDb) {
    */
   const finals = batchLoader<TFinalizeKey, TPostRecord | null>((keys) =>
     inSqlTransaction(db, async (client) => {
-      const ids = [...new Set(keys.map((k) => k.postId))];
-      const locked = await client.query<TLockedRow>({
-        name: 'finalize_lock_many',
-        text: `SELECT p.id, p.status::text AS status, p.publish_attempt, p.published_at,
-                      ARRAY(SELECT t.status::text FROM post_targets t WHERE t.post_id = p.id) AS targets,
-                      (SELECT min(t.published_at) FROM post_targets t WHERE t.post_id = p.id) AS first
-               FROM posts p WHERE p.id = ANY ($1::uuid[]) AND p.deleted_at IS NULL
-               ORDER BY p.id
-               FOR UPDATE OF p`,
-        values: [ids],
+      const { rows } = await client.query<TPostSqlRow>({
+        name: 'finalize_many',
+        text: FINALIZE_SQL,
+        values: [keys.map((k) => k.postId), keys.map((k) => k.attempt), new Date()],
       });
-      const lockedById = new Map(locked.rows.map((row) => [row.id, row]));
-      const now = new Date();
-      const changes = new Map<
-        string,
-        { index: number; status: 'published' | 'failed'; publishedAt: Date | null }
-      >();
-      keys.forEach((k, index) => {
-        const row = lockedById.get(k.postId);
-        if (changes.has(k.postId) || row?.status !== 'publishing' || row.publish_attempt !== k.attempt)
-          return;
-        const outcome = resolvePostOutcome(row.targets as TTargetStatus[]);
-        if (outcome !== 'published' && outcome !== 'failed') return;
-        const publishedAt = outcome === 'published' && !row.published_at ? (row.first ?? now) : null;
-        changes.set(k.postId, { index, status: outcome, publishedAt });
-      });
-      const results: (TPostRecord | null)[] = keys.map(() => null);
-      if (changes.size === 0) return results;
-      const changed = [...changes];
-      const updated = await client.query<TPostSqlRow>({
-        name: 'finalize_update_many',
-        text: `UPDATE posts p SET status = u.status::"PostStatus", published_at = COALESCE(u.published_at, p.published_at),
-                 updated_at = $4
-               FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, status, published_at)
-               WHERE p.id = u.id
-               RETURNING ${POST_COLUMNS}, ${POST_TARGETS}`,
-        values: [
-          changed.map(([id]) => id),
-          changed.map(([, c]) => c.status),
-          changed.map(([, c]) => c.publishedAt),
-          now,
-        ],
-      });
-      const posts = updated.rows.map(postFromSql);
+      const posts = rows.map(postFromSql);
       await insertOutcomeEvents(client, posts);
-      for (const post of posts) {
-        const change = changes.get(post.id);
-        if (change) results[change.index] = post;
-      }
-      return results;
+      return handOut(keys, posts, (k) => k);
     }),
   );
 

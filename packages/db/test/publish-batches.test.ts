@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { presentPostB, type TPlatform, type TPostRecord } from '@sps/core';
+import { presentPostB, resolvePostOutcome, type TPlatform, type TPostRecord } from '@sps/core';
 import { batchLoader, uniqueRounds } from '../src/batch.js';
 import {
   createDb,
@@ -159,6 +159,28 @@ describe('publisher batches', () => {
         i % 2 === 0 ? 'published' : 'failed',
       );
     }
+  });
+
+  it('finalize ends a post as resolvePostOutcome says for every pair of network results', async () => {
+    const repo = createPublishRepository(db);
+    const statuses = ['succeeded', 'failed', 'unknown', 'pending'] as const;
+    const pairs = statuses.flatMap((a) => statuses.map((b) => [a, b] as const));
+    const posts = await Promise.all(pairs.map(([a, b]) => publishingPost(`pair ${a} ${b}`)));
+    await Promise.all(
+      posts.flatMap(({ post }, i) =>
+        (['twitter', 'mastodon'] as const).map((platform, j) => {
+          const status = pairs[i]?.[j] ?? 'pending';
+          return status === 'pending' ? null : repo.updateTarget(post.id, platform, { status });
+        }),
+      ),
+    );
+    const ended = await Promise.all(posts.map(({ post, attempt }) => repo.finalize(post.id, attempt)));
+    const rows = await db.post.findMany({ where: { id: { in: posts.map(({ post }) => post.id) } } });
+    posts.forEach(({ post }, i) => {
+      const expected = resolvePostOutcome([...(pairs[i] ?? [])]);
+      expect([pairs[i], rows.find((r) => r.id === post.id)?.status]).toEqual([pairs[i], expected]);
+      expect([pairs[i], ended[i]?.status ?? 'publishing']).toEqual([pairs[i], expected]);
+    });
   });
 
   it('records segment write-aheads and sends; a duplicate in one batch counts twice, a missing row fails only its caller', async () => {
