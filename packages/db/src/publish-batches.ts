@@ -1,7 +1,6 @@
 import { presentPostB, type TPlatform, type TPostRecord, type TTargetStatus } from '@sps/core';
-import type pg from 'pg';
 import { batchLoader } from './batch.js';
-import { inSqlTransaction, sqlOf, type TDb } from './client.js';
+import { inShortTransaction, sqlOf, type TDb } from './client.js';
 import type { SegmentDeliveryModel } from './generated/prisma/models/SegmentDelivery.js';
 import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow, targetsFrom } from './post-sql.js';
 
@@ -134,9 +133,9 @@ interface TFinalizeKey {
 }
 
 /** The `post.published` / `post.failed` outbox rows of posts just finalized (in their transaction). */
-async function insertOutcomeEvents(client: pg.Pool | pg.PoolClient, posts: TPostRecord[]) {
-  if (posts.length === 0) return;
-  await client.query({
+function outcomeEvents(posts: TPostRecord[]) {
+  if (posts.length === 0) return null;
+  return {
     name: 'finalize_events_many',
     text: `INSERT INTO events (id, account_id, type, data)
            SELECT gen_random_uuid(), e.account_id, e.type, e.data
@@ -146,7 +145,7 @@ async function insertOutcomeEvents(client: pg.Pool | pg.PoolClient, posts: TPost
       posts.map((p) => (p.status === 'published' ? 'post.published' : 'post.failed')),
       posts.map((p) => JSON.stringify({ post: presentPostB(p) })),
     ],
-  });
+  };
 }
 
 /**
@@ -375,41 +374,43 @@ export function createPublishBatches(db: TDb) {
   type TDoneRow = Partial<TPostSqlRow> & { seg_keys: string[]; tgt_keys: string[] };
   const doneKey = (k: { postId: string; platform: string }) => `${k.postId}/${k.platform}`;
   const dones = batchLoader<TDone, TPostRecord | null>(async (items) => {
-    const run = async (client: pg.Pool | pg.PoolClient) => {
-      const now = new Date();
-      const { rows } = await client.query<TDoneRow>({
-        name: 'network_done_many',
-        text: NETWORK_DONE_SQL,
-        values: [
-          items.map((k) => k.postId),
-          items.map((k) => k.platform),
-          items.map((k) => k.sent?.segmentIndex ?? null),
-          items.map((k) => k.sent?.remoteId ?? null),
-          items.map((k) => k.sent?.remoteUrl ?? null),
-          items.map((k) => (k.sent ? JSON.stringify(k.sent.meta ?? {}) : null)),
-          items.map((k) => k.remotePostId),
-          items.map((k) => k.remoteUrl),
-          items.map((k) => k.errorKind),
-          items.map((k) => k.finalizeAttempt),
-          now,
-        ],
-      });
+    const statement = {
+      name: 'network_done_many',
+      text: NETWORK_DONE_SQL,
+      values: [
+        items.map((k) => k.postId),
+        items.map((k) => k.platform),
+        items.map((k) => k.sent?.segmentIndex ?? null),
+        items.map((k) => k.sent?.remoteId ?? null),
+        items.map((k) => k.sent?.remoteUrl ?? null),
+        items.map((k) => (k.sent ? JSON.stringify(k.sent.meta ?? {}) : null)),
+        items.map((k) => k.remotePostId),
+        items.map((k) => k.remoteUrl),
+        items.map((k) => k.errorKind),
+        items.map((k) => k.finalizeAttempt),
+        new Date(),
+      ],
+    };
+    const answers = (rows: TDoneRow[]) => {
       const head = rows[0];
       const sentKeys = new Set(head?.seg_keys ?? []);
       const targetKeys = new Set(head?.tgt_keys ?? []);
       const posts = rows
         .filter((r) => r.id !== null && r.id !== undefined)
         .map((r) => postFromSql(r as TPostSqlRow));
-      await insertOutcomeEvents(client, posts);
       const ended = handOut(items, posts, (k) => ({ postId: k.postId, attempt: k.finalizeAttempt }));
-      return items.map((k, i) => {
+      const value = items.map((k, i) => {
         if (k.sent && !sentKeys.has(doneKey(k))) return notUpdated('segment');
         if (!targetKeys.has(doneKey(k))) return notUpdated('post target');
         return ended[i] ?? null;
       });
+      return { second: outcomeEvents(posts), value };
     };
-    // The outbox row must share the post's transaction; a batch that ends no post needs none.
-    return items.some((k) => k.finalizeAttempt !== null) ? inSqlTransaction(db, run) : run(sqlOf(db));
+    // The outbox rows must share the posts' transaction; a batch that ends no post needs none.
+    if (items.every((k) => k.finalizeAttempt === null)) {
+      return answers((await sqlOf(db).query<TDoneRow>(statement)).rows).value;
+    }
+    return inShortTransaction(db, statement, (result) => answers(result.rows as TDoneRow[]));
   }, doneKey);
 
   /**
@@ -419,16 +420,18 @@ export function createPublishBatches(db: TDb) {
    * attempt does.
    */
   const finals = batchLoader<TFinalizeKey, TPostRecord | null>((keys) =>
-    inSqlTransaction(db, async (client) => {
-      const { rows } = await client.query<TPostSqlRow>({
+    inShortTransaction(
+      db,
+      {
         name: 'finalize_many',
         text: FINALIZE_SQL,
         values: [keys.map((k) => k.postId), keys.map((k) => k.attempt), new Date()],
-      });
-      const posts = rows.map(postFromSql);
-      await insertOutcomeEvents(client, posts);
-      return handOut(keys, posts, (k) => k);
-    }),
+      },
+      (result) => {
+        const posts = (result.rows as TPostSqlRow[]).map(postFromSql);
+        return { second: outcomeEvents(posts), value: handOut(keys, posts, (k) => k) };
+      },
+    ),
   );
 
   return {
