@@ -93,77 +93,11 @@ export async function inSqlTransaction<T>(db: TDb, work: (client: pg.PoolClient)
   }
 }
 
-/** The parts of pg's connection a query writes with (pg's own `Query` uses them the same way). */
-interface TWire {
-  parse(message: { text: string; name: string; types: unknown[] }): void;
-  bind(message: { portal: string; statement: string; values: unknown[] }): void;
-  execute(message: { portal: string; rows: number }): void;
-  sync(): void;
-  submittedNamedStatements: Record<string, string>;
-}
-
-/** A statement without parameters or rows (BEGIN, COMMIT), as the unnamed statement. */
-function writeBare(wire: TWire, text: string) {
-  wire.parse({ text, name: '', types: [] });
-  wire.bind({ portal: '', statement: '', values: [] });
-  wire.execute({ portal: '', rows: 0 });
-}
-
 /**
- * A named query with BEGIN written ahead of it or COMMIT behind it, in the same write and round trip (one
- * Sync): pg writes a query's messages corked, and PostgreSQL runs them in order and skips the rest after
- * an error, so a failed query is never committed. Two system calls and two wake-ups of the backend less
- * per transaction, which on these machines cost about as much as the statements themselves.
- */
-function queryBeside(
-  client: pg.PoolClient,
-  config: pg.QueryConfig & { name: string },
-  before: 'BEGIN' | null,
-  after: 'COMMIT' | null,
-): Promise<pg.QueryResult> {
-  return new Promise((resolve, reject) => {
-    const query = new pg.Query(config, undefined, (error: Error | undefined, results: unknown) => {
-      if (error) {
-        reject(error);
-        return;
-      }
-      const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult[];
-      const own = before ? all[all.length - 1] : all[0];
-      if (own) resolve(own);
-      else reject(new Error(`No result for ${config.name}`));
-    });
-    const internals = query as unknown as {
-      hasBeenParsed(wire: TWire): boolean;
-      prepare(wire: TWire): void;
-      _getRows(wire: TWire, rows?: number): void;
-    };
-    const prepare = internals.prepare.bind(query);
-    const getRows = internals._getRows.bind(query);
-    internals.prepare = (wire) => {
-      if (before) {
-        // The statement is parsed ahead of BEGIN: pg takes the first parse answer of a query for the
-        // named statement's, and a statement that does not parse must not be remembered as parsed.
-        if (!internals.hasBeenParsed(wire)) {
-          wire.parse({ text: config.text, name: config.name, types: [] });
-          wire.submittedNamedStatements[config.name] = config.text;
-        }
-        writeBare(wire, before);
-      }
-      prepare(wire);
-    };
-    internals._getRows = (wire, rows) => {
-      if (!after || rows) return getRows(wire, rows);
-      wire.execute({ portal: '', rows: 0 });
-      writeBare(wire, after);
-      wire.sync();
-    };
-    client.query(query);
-  });
-}
-
-/**
- * A transaction of two statements in two round trips: BEGIN with `first`, then `then(first's result)`'s
- * statement (if any) with COMMIT. ROLLBACK on any error, as inSqlTransaction.
+ * A transaction of at most two statements where the second depends on the first's result: BEGIN, `first`,
+ * then `then(first's result)`'s statement (if any), COMMIT. ROLLBACK on any error, as inSqlTransaction.
+ * (Writing BEGIN and COMMIT in the same round trip as the statements next to them needs pg's internal
+ * Query methods; it was tried and saved too little to be worth depending on them.)
  */
 export async function inShortTransaction<T>(
   db: TDb,
@@ -177,9 +111,10 @@ export async function inShortTransaction<T>(
   };
   client.on('error', onError);
   try {
-    const { second, value } = then(await queryBeside(client, first, 'BEGIN', null));
-    if (second) await queryBeside(client, second, null, 'COMMIT');
-    else await client.query('COMMIT');
+    await client.query('BEGIN');
+    const { second, value } = then(await client.query(first));
+    if (second) await client.query(second);
+    await client.query('COMMIT');
     return value;
   } catch (error) {
     try {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDb, inShortTransaction, sqlOf, type TDb } from '../src/client.js';
 import { createTestDatabase, type TTestDatabase } from '../src/testing.js';
 
-// BEGIN and COMMIT ride in the same round trip as the statements next to them: a failure anywhere must
-// commit nothing and leave the (single) connection usable, its prepared statements as PostgreSQL has them.
+// A failure anywhere must commit nothing and leave the (single) connection usable, its prepared statements
+// as PostgreSQL has them.
 describe('inShortTransaction', () => {
   let database: TTestDatabase;
   let db: TDb;
