@@ -292,7 +292,11 @@ const e2e = { count: POSTS, seconds: e2eSeconds, perSecond: POSTS / e2eSeconds }
 // UPDATE (bench/servers/bare-publish-*.mjs): what this hardware allows for "request -> job -> network ->
 // final" before any of the service's guarantees. The service's own processes sit idle meanwhile.
 const bareDrafts = await createDrafts('Bare post');
-const bareEnv = { ...childEnv, NETWORK_TWITTER_BASE_URL: `${simUrl}/twitter` };
+// A simulator of its own, empty like the first one was for (b): X's duplicate-content rule reads the
+// account's timeline, so a simulator already holding (b)'s posts costs more per post and flattered the ratio.
+const bareSim = await startServer(resolve(root, 'bench/servers/network-sim.mjs'), childEnv);
+stops.push(bareSim.stop);
+const bareEnv = { ...childEnv, NETWORK_TWITTER_BASE_URL: `http://127.0.0.1:${bareSim.port}/twitter` };
 const bareWorker = await startServer(resolve(root, 'bench/servers/bare-publish-worker.mjs'), bareEnv);
 const bareApi = await startServer(resolve(root, 'bench/servers/bare-publish-api.mjs'), bareEnv);
 stops.push(bareWorker.stop, bareApi.stop);
@@ -300,7 +304,7 @@ const bareUrl = `http://127.0.0.1:${bareApi.port}`;
 const floorProcesses = [
   ['api', bareApi.pid],
   ['publisher', bareWorker.pid],
-  ['simulator', simServer.pid],
+  ['simulator', bareSim.pid],
 ];
 const floorCpuBefore = await cpuNow(floorProcesses);
 const bareStarted = Date.now();
@@ -311,6 +315,7 @@ const bareSeconds = (bareFinal.last - bareStarted) / 1000;
 const floor = { count: POSTS, seconds: bareSeconds, perSecond: POSTS / bareSeconds };
 await bareApi.stop();
 await bareWorker.stop();
+await bareSim.stop();
 
 // ---- (c) schedule lateness -------------------------------------------------------------------------
 const firstDue = Date.now() + SCHEDULE_LEAD;

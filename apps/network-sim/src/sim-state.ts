@@ -69,6 +69,12 @@ export const DEFAULT_KEY_LIFETIMES_MS: Partial<Record<TPlatform, number>> = {
 export class SimState {
   readonly requests: TSimRequest[] = [];
   readonly posts = new Map<string, TSimPost>();
+  /**
+   * Each author's posts per network in the order they were made: a timeline (X's duplicate rule on every
+   * tweet, the read-back endpoints) reads one account's posts, not every post the simulator holds, so a
+   * burst of 10,000 posts does not cost the simulator time quadratic in the posts it already has.
+   */
+  private readonly byAuthor = new Map<string, TSimPost[]>();
   /** Per network, how long `findByIdempotencyKey` remembers a key (no entry: for ever). */
   readonly keyLifetimesMs: Partial<Record<TPlatform, number>> = { ...DEFAULT_KEY_LIFETIMES_MS };
   private faults: TFault[] = [];
@@ -101,7 +107,15 @@ export class SimState {
 
   addPost(post: Omit<TSimPost, 'deleted' | 'at'>): TSimPost {
     const full: TSimPost = { ...post, deleted: false, at: new Date().toISOString() };
-    this.posts.set(`${post.platform}:${post.remoteId}`, full);
+    const key = `${post.platform}:${post.remoteId}`;
+    const replaced = this.posts.get(key);
+    this.posts.set(key, full);
+    const timeline = this.authorTimeline(replaced ?? full);
+    // A post made again under the same id keeps its place, as in `posts` (a Map keeps the first insertion).
+    const at = replaced ? timeline.indexOf(replaced) : -1;
+    if (at >= 0) timeline.splice(at, 1);
+    if (replaced && replaced.author === full.author && at >= 0) timeline.splice(at, 0, full);
+    else this.authorTimeline(full).push(full);
     return full;
   }
 
@@ -129,9 +143,19 @@ export class SimState {
 
   /** A user's (or channel's) posts on a network that are not deleted, newest first (read-back endpoints). */
   timelineOf(platform: TPlatform, author: string, since?: number): TSimPost[] {
-    return this.postsOf(platform)
-      .filter((p) => p.author === author && !p.deleted && (since === undefined || Date.parse(p.at) >= since))
+    return (this.byAuthor.get(`${platform}:${author}`) ?? [])
+      .filter((p) => !p.deleted && (since === undefined || Date.parse(p.at) >= since))
       .reverse();
+  }
+
+  private authorTimeline(post: TSimPost): TSimPost[] {
+    const key = `${post.platform}:${post.author}`;
+    let timeline = this.byAuthor.get(key);
+    if (!timeline) {
+      timeline = [];
+      this.byAuthor.set(key, timeline);
+    }
+    return timeline;
   }
 
   addFault(fault: TFault): void {
@@ -145,6 +169,7 @@ export class SimState {
   reset(): void {
     this.requests.length = 0;
     this.posts.clear();
+    this.byAuthor.clear();
     this.faults = [];
     for (const key of Object.keys(this.keyLifetimesMs) as TPlatform[]) delete this.keyLifetimesMs[key];
     Object.assign(this.keyLifetimesMs, DEFAULT_KEY_LIFETIMES_MS);

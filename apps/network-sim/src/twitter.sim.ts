@@ -140,6 +140,10 @@ interface TTweetBody {
 export function registerTwitterSim(router: Router, sim: SimState): void {
   router.use(networkMiddleware(sim, 'twitter', renderTwitterError));
 
+  // The duplicate rule's index: an author's tweets by the text they were sent with. Benches connect every
+  // account with a token from outside, which all map to one simulated user, so scanning that user's
+  // timeline on each tweet made a 10,000-post burst quadratic (50 of the simulator's 53 CPU seconds).
+  const bySource = new Map<string, TSimPost[]>();
   const media: TSimXMediaStore = new Map();
   registerTwitterMediaRoutes(router, sim, media);
 
@@ -175,11 +179,13 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
     const user = simUserOf(sim, 'twitter', req);
     const author = numericIdOf(user, 19);
     const recent = Date.now() - DUPLICATE_WINDOW_MS;
+    const sameText = `${author}\n${text}`;
     if (
       text !== '' &&
-      sim
-        .timelineOf('twitter', author, recent)
-        .some((p) => (p.media as Partial<TTweetExtras> | null)?.source === text)
+      (bySource.get(sameText) ?? []).some(
+        // Still held (not deleted, not wiped by a reset) and inside the window.
+        (p) => sim.getPost('twitter', p.remoteId) === p && !p.deleted && Date.parse(p.at) >= recent,
+      )
     ) {
       res.status(403).json(DUPLICATE_BODY);
       return;
@@ -192,7 +198,7 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
       urls: shown.urls,
       source: text,
     };
-    sim.addPost({
+    const tweet = sim.addPost({
       platform: 'twitter',
       remoteId: id,
       text: shown.text,
@@ -201,6 +207,10 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
       idempotencyKey: null,
       author,
     });
+    if (text !== '') {
+      const same = (bySource.get(sameText) ?? []).filter((p) => sim.getPost('twitter', p.remoteId) === p);
+      bySource.set(sameText, [...same, tweet]);
+    }
     answerOrHang(res, () =>
       res.status(201).json({ data: { id, text: shown.text, edit_history_tweet_ids: [id] } }),
     );

@@ -45,6 +45,8 @@ async function publishNetwork(
   platform: TPlatform,
   finalAttempt: boolean,
   dueAt: number,
+  /** Set when this is the attempt's only pending network: its success also ends the attempt. */
+  finalizeAttempt: number | null,
 ): Promise<TNetworkOutcome> {
   const { post } = loaded;
   const accountId = loaded.targetAccounts[platform];
@@ -100,6 +102,9 @@ async function publishNetwork(
     });
     refs.set(index, remote);
   };
+  // The last segment's answer is written with the network's result, in one statement (see below).
+  let lastSent: { index: number; remote: TRemoteRef & { url: string } } | null = null;
+  const lastIndex = plan[plan.length - 1]?.segmentIndex;
 
   for (const item of plan) {
     const existing = loaded.segments.find(
@@ -184,7 +189,14 @@ async function publishNetwork(
     }
     if (outcome.ok) {
       const { remoteId, url, meta } = outcome;
-      await record(item.segmentIndex, { remoteId, url, ...(meta ? { meta } : {}) });
+      const remote = { remoteId, url, ...(meta ? { meta } : {}) };
+      if (item.segmentIndex === lastIndex) {
+        // Nothing else runs before the result below, so the mark is written as soon as it would be alone.
+        lastSent = { index: item.segmentIndex, remote };
+        refs.set(item.segmentIndex, remote);
+      } else {
+        await record(item.segmentIndex, remote);
+      }
       if (outcome.readBack) confirmedByReadback = true;
       continue;
     }
@@ -205,17 +217,27 @@ async function publishNetwork(
   }
 
   const first = refs.get(0);
-  await ctx.publishing.updateTarget(post.id, platform, {
-    status: 'succeeded',
+  const sent = lastSent;
+  const finalized = await ctx.publishing.networkSucceeded(post.id, platform, {
+    ...(sent
+      ? {
+          sent: {
+            segmentIndex: sent.index,
+            remoteId: sent.remote.remoteId,
+            remoteUrl: sent.remote.url,
+            ...(sent.remote.meta ? { meta: sent.remote.meta } : {}),
+          },
+        }
+      : {}),
     remotePostId: first?.remoteId ?? null,
     remoteUrl: first?.url ?? null,
-    error: null,
     // A success learned by reading the network back is shown as such (README, Decisions).
     errorKind: confirmedByReadback ? 'readback' : null,
+    finalizeAttempt,
   });
   ctx.metrics.publishOutcome(platform, 'success', null, confirmedByReadback ? 'readback' : 'none');
   ctx.metrics.publishLatency(platform, (Date.now() - dueAt) / 1000);
-  return { retry: false };
+  return { retry: false, finalized };
 }
 
 async function handleFailure(
@@ -272,10 +294,13 @@ export async function processPublish(
   const pending = post.targets
     .filter((t) => t.status === 'pending' || t.status === 'publishing')
     .map((t) => t.platform);
+  // A single pending network ends the attempt with its own result (one transaction, not two); with
+  // several, the last to finish cannot see the others' uncommitted results, so finalize runs after all.
+  const finalizeAttempt = pending.length === 1 ? payload.attempt : null;
   const outcomes = await Promise.all(
-    pending.map(async (platform) => {
+    pending.map(async (platform): Promise<TNetworkOutcome> => {
       try {
-        return await publishNetwork(ctx, loaded, platform, finalAttempt, dueAt);
+        return await publishNetwork(ctx, loaded, platform, finalAttempt, dueAt, finalizeAttempt);
       } catch (error) {
         // A bug or a database hiccup in one network must not lose the others' results.
         log.error({ err: error, platform }, 'network publish crashed');
@@ -296,7 +321,8 @@ export async function processPublish(
   );
   await expireAccounts(ctx, loaded, pending, outcomes);
 
-  const finalized = await ctx.publishing.finalize(post.id, payload.attempt);
+  const folded = outcomes.map((o) => (o.retry ? null : o.finalized)).find(Boolean);
+  const finalized = folded ?? (await ctx.publishing.finalize(post.id, payload.attempt));
   if (finalized) {
     log.info({ status: finalized.status, networks: pending.length }, 'publish finished');
     return { status: finalized.status };

@@ -1,10 +1,15 @@
-import type { TPlatform } from '@sps/core';
+import type { TPlatform, TPostRecord } from '@sps/core';
 import type { TPublisherContext } from './context.js';
 import type { TPublishResolution } from './metrics.js';
 
 /** How one network's part of a publish attempt ended: done (for now), or retried later by the job. */
 export type TNetworkOutcome =
-  | { retry: false; expired?: boolean }
+  | {
+      retry: false;
+      expired?: boolean;
+      /** The post, when this network's result ended the attempt in the same transaction. */
+      finalized?: TPostRecord | null;
+    }
   | { retry: true; retryAfterMs: number | undefined; message: string };
 
 export async function failTarget(

@@ -94,6 +94,42 @@ export async function inSqlTransaction<T>(db: TDb, work: (client: pg.PoolClient)
 }
 
 /**
+ * A transaction of at most two statements where the second depends on the first's result: BEGIN, `first`,
+ * then `then(first's result)`'s statement (if any), COMMIT. ROLLBACK on any error, as inSqlTransaction.
+ * (Writing BEGIN and COMMIT in the same round trip as the statements next to them needs pg's internal
+ * Query methods; it was tried and saved too little to be worth depending on them.)
+ */
+export async function inShortTransaction<T>(
+  db: TDb,
+  first: pg.QueryConfig & { name: string },
+  then: (result: pg.QueryResult) => { second: (pg.QueryConfig & { name: string }) | null; value: T },
+): Promise<T> {
+  const client = await sqlOf(db).connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
+  try {
+    await client.query('BEGIN');
+    const { second, value } = then(await client.query(first));
+    if (second) await client.query(second);
+    await client.query('COMMIT');
+    return value;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackError) {
+      broken = rollbackError as Error;
+    }
+    throw error;
+  } finally {
+    client.removeListener('error', onError);
+    client.release(broken);
+  }
+}
+
+/**
  * Prisma error codes that say the database is unreachable, overloaded or timed out, not that the request
  * was wrong: P1001/P1002 cannot reach, P1008 operation timed out, P1017 connection closed, P2024 no pool
  * connection in time, P2028 transaction could not start or expired, P2034 serialization conflict/deadlock.

@@ -1,14 +1,8 @@
-import {
-  presentPostB,
-  resolvePostOutcome,
-  type TPlatform,
-  type TPostRecord,
-  type TTargetStatus,
-} from '@sps/core';
+import { presentPostB, type TPlatform, type TPostRecord, type TTargetStatus } from '@sps/core';
 import { batchLoader } from './batch.js';
-import { inSqlTransaction, sqlOf, type TDb } from './client.js';
+import { inShortTransaction, sqlOf, type TDb } from './client.js';
 import type { SegmentDeliveryModel } from './generated/prisma/models/SegmentDelivery.js';
-import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow } from './post-sql.js';
+import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow, targetsFrom } from './post-sql.js';
 
 // The publisher's per-post reads and writes, batched across the jobs it runs at once (see batchLoader).
 // Each keeps the meaning of the single-row version: a write that must hit one row fails when it does not.
@@ -33,6 +27,17 @@ export interface TTargetUpdate {
   remoteUrl?: string | null;
   error?: string | null;
   errorKind?: string | null;
+}
+
+/** A network that succeeded: its last segment's answer (if this call has it) and its result. */
+export interface TNetworkSuccess {
+  /** The last segment's sent mark; absent when it was recorded earlier (a retry found it sent). */
+  sent?: { segmentIndex: number; remoteId: string; remoteUrl: string; meta?: Record<string, string> };
+  remotePostId: string | null;
+  remoteUrl: string | null;
+  errorKind: string | null;
+  /** The attempt to end in the same transaction when this was its last pending network; null: do not. */
+  finalizeAttempt: number | null;
 }
 
 /** A connected account as the publisher reads it (credentials still sealed). */
@@ -127,14 +132,120 @@ interface TFinalizeKey {
   attempt: number;
 }
 
-interface TLockedRow {
-  id: string;
-  status: string;
-  publish_attempt: number;
-  published_at: Date | null;
-  targets: string[];
-  first: Date | null;
+/** The `post.published` / `post.failed` outbox rows of posts just finalized (in their transaction). */
+function outcomeEvents(posts: TPostRecord[]) {
+  if (posts.length === 0) return null;
+  return {
+    name: 'finalize_events_many',
+    text: `INSERT INTO events (id, account_id, type, data)
+           SELECT gen_random_uuid(), e.account_id, e.type, e.data
+           FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS e(account_id, type, data)`,
+    values: [
+      posts.map((p) => p.accountId),
+      posts.map((p) => (p.status === 'published' ? 'post.published' : 'post.failed')),
+      posts.map((p) => JSON.stringify({ post: presentPostB(p) })),
+    ],
+  };
 }
+
+/**
+ * The end of attempts, for the posts of `u(post_id, attempt)` with an attempt: each post locked in id order,
+ * only if still `publishing` at a caller's attempt and not deleted; its outcome worked out from `targets`
+ * (its targets as the statement leaves them) as `resolvePostOutcome` does (any pending or publishing
+ * target keeps it publishing, any success publishes it, else it failed); `fin` holds the posts ended, with
+ * those targets. `between` adds CTEs that may read `locked`.
+ */
+const ENDING_CTES = (targets: string, now: string, between = '') => `locked AS (
+    SELECT p.id FROM posts p
+    WHERE p.id IN (SELECT u.post_id FROM u WHERE u.attempt IS NOT NULL)
+      AND p.deleted_at IS NULL AND p.status = 'publishing'
+      AND EXISTS (SELECT 1 FROM u WHERE u.post_id = p.id AND u.attempt = p.publish_attempt)
+    ORDER BY p.id
+    FOR UPDATE OF p
+  ),
+  ${between}
+  outcome AS (
+    SELECT l.id,
+      CASE WHEN bool_or(t.status IN ('pending', 'publishing')) THEN NULL
+           WHEN bool_or(t.status = 'succeeded') THEN 'published'
+           ELSE 'failed' END AS status,
+      min(t.published_at) AS first
+    FROM locked l LEFT JOIN ${targets} t ON t.post_id = l.id
+    GROUP BY l.id
+  ),
+  fin AS (
+    UPDATE posts p SET status = o.status::"PostStatus",
+      published_at = CASE WHEN o.status = 'published' THEN COALESCE(p.published_at, o.first, ${now})
+                          ELSE p.published_at END,
+      updated_at = ${now}
+    FROM outcome o
+    WHERE p.id = o.id AND o.status IS NOT NULL
+    RETURNING ${POST_COLUMNS}, ${targetsFrom(targets)} AS targets
+  )`;
+
+/** Hands each ended post to the first caller that asked for it at its attempt; the others get null. */
+function handOut<K>(
+  keys: readonly K[],
+  posts: TPostRecord[],
+  ask: (k: K) => { postId: string; attempt: number | null },
+) {
+  const left = new Map(posts.map((p) => [p.id, p]));
+  return keys.map((k) => {
+    const { postId, attempt } = ask(k);
+    const post = left.get(postId);
+    if (!post || post.publishAttempt !== attempt) return null;
+    left.delete(postId);
+    return post;
+  });
+}
+
+const FINALIZE_SQL = `WITH u AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS u(post_id, attempt)),
+  ${ENDING_CTES('post_targets', '$3')}
+  SELECT * FROM fin`;
+
+/**
+ * A network's success in one statement: the last segment's sent mark, the network's result (only if that
+ * mark hit its row), and for callers that ask, the attempt's end (ENDING_CTES) seeing that result. The
+ * ended posts come back as rows; `seg_keys` / `tgt_keys` say which marks and results were written.
+ */
+const NETWORK_DONE_SQL = `WITH u AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[],
+                         $8::text[], $9::text[], $10::int[])
+      AS u(post_id, platform, segment_index, remote_id, remote_url, meta, target_remote_id, target_remote_url,
+           error_kind, attempt)
+  ),
+  seg AS (
+    UPDATE segment_deliveries s SET status = 'sent', remote_id = u.remote_id, remote_url = u.remote_url,
+      remote_meta = u.meta, sent_at = $11, updated_at = $11
+    FROM u
+    WHERE u.segment_index IS NOT NULL AND s.post_id = u.post_id AND s.platform = u.platform::"Platform"
+      AND s.segment_index = u.segment_index
+    RETURNING s.post_id, s.platform
+  ),
+  tgt AS (
+    UPDATE post_targets t SET status = 'succeeded', remote_post_id = u.target_remote_id,
+      remote_url = u.target_remote_url, error = NULL, error_kind = u.error_kind, published_at = $11,
+      attempts = t.attempts + 1, updated_at = $11
+    FROM u
+    WHERE t.post_id = u.post_id AND t.platform = u.platform::"Platform"
+      AND (u.segment_index IS NULL
+           OR EXISTS (SELECT 1 FROM seg WHERE seg.post_id = u.post_id AND seg.platform = t.platform))
+    RETURNING t.*
+  ),
+  ${ENDING_CTES(
+    'after',
+    '$11',
+    `after AS (
+    SELECT t.* FROM tgt t WHERE t.post_id IN (SELECT id FROM locked)
+    UNION ALL
+    SELECT t.* FROM post_targets t
+    WHERE t.post_id IN (SELECT id FROM locked) AND NOT EXISTS (SELECT 1 FROM tgt x WHERE x.id = t.id)
+  ),`,
+  )}
+  SELECT f.*, k.seg_keys, k.tgt_keys
+  FROM (SELECT ARRAY(SELECT post_id::text || '/' || platform::text FROM seg) AS seg_keys,
+               ARRAY(SELECT post_id::text || '/' || platform::text FROM tgt) AS tgt_keys) k
+  LEFT JOIN fin f ON true`;
 
 export function createPublishBatches(db: TDb) {
   const loads = batchLoader<string, TLoadedPost | null>(async (ids) => {
@@ -259,6 +370,49 @@ export function createPublishBatches(db: TDb) {
     return answer(items, targetKey, done, () => notUpdated('post target'));
   }, targetKey);
 
+  type TDone = TNetworkSuccess & { postId: string; platform: TPlatform };
+  type TDoneRow = Partial<TPostSqlRow> & { seg_keys: string[]; tgt_keys: string[] };
+  const doneKey = (k: { postId: string; platform: string }) => `${k.postId}/${k.platform}`;
+  const dones = batchLoader<TDone, TPostRecord | null>(async (items) => {
+    const statement = {
+      name: 'network_done_many',
+      text: NETWORK_DONE_SQL,
+      values: [
+        items.map((k) => k.postId),
+        items.map((k) => k.platform),
+        items.map((k) => k.sent?.segmentIndex ?? null),
+        items.map((k) => k.sent?.remoteId ?? null),
+        items.map((k) => k.sent?.remoteUrl ?? null),
+        items.map((k) => (k.sent ? JSON.stringify(k.sent.meta ?? {}) : null)),
+        items.map((k) => k.remotePostId),
+        items.map((k) => k.remoteUrl),
+        items.map((k) => k.errorKind),
+        items.map((k) => k.finalizeAttempt),
+        new Date(),
+      ],
+    };
+    const answers = (rows: TDoneRow[]) => {
+      const head = rows[0];
+      const sentKeys = new Set(head?.seg_keys ?? []);
+      const targetKeys = new Set(head?.tgt_keys ?? []);
+      const posts = rows
+        .filter((r) => r.id !== null && r.id !== undefined)
+        .map((r) => postFromSql(r as TPostSqlRow));
+      const ended = handOut(items, posts, (k) => ({ postId: k.postId, attempt: k.finalizeAttempt }));
+      const value = items.map((k, i) => {
+        if (k.sent && !sentKeys.has(doneKey(k))) return notUpdated('segment');
+        if (!targetKeys.has(doneKey(k))) return notUpdated('post target');
+        return ended[i] ?? null;
+      });
+      return { second: outcomeEvents(posts), value };
+    };
+    // The outbox rows must share the posts' transaction; a batch that ends no post needs none.
+    if (items.every((k) => k.finalizeAttempt === null)) {
+      return answers((await sqlOf(db).query<TDoneRow>(statement)).rows).value;
+    }
+    return inShortTransaction(db, statement, (result) => answers(result.rows as TDoneRow[]));
+  }, doneKey);
+
   /**
    * One short transaction for every post finalized in the same turn: lock them (in id order, so two
    * processes never wait on each other in a cycle), work out each outcome, write the statuses and the
@@ -266,68 +420,18 @@ export function createPublishBatches(db: TDb) {
    * attempt does.
    */
   const finals = batchLoader<TFinalizeKey, TPostRecord | null>((keys) =>
-    inSqlTransaction(db, async (client) => {
-      const ids = [...new Set(keys.map((k) => k.postId))];
-      const locked = await client.query<TLockedRow>({
-        name: 'finalize_lock_many',
-        text: `SELECT p.id, p.status::text AS status, p.publish_attempt, p.published_at,
-                      ARRAY(SELECT t.status::text FROM post_targets t WHERE t.post_id = p.id) AS targets,
-                      (SELECT min(t.published_at) FROM post_targets t WHERE t.post_id = p.id) AS first
-               FROM posts p WHERE p.id = ANY ($1::uuid[]) AND p.deleted_at IS NULL
-               ORDER BY p.id
-               FOR UPDATE OF p`,
-        values: [ids],
-      });
-      const lockedById = new Map(locked.rows.map((row) => [row.id, row]));
-      const now = new Date();
-      const changes = new Map<
-        string,
-        { index: number; status: 'published' | 'failed'; publishedAt: Date | null }
-      >();
-      keys.forEach((k, index) => {
-        const row = lockedById.get(k.postId);
-        if (changes.has(k.postId) || row?.status !== 'publishing' || row.publish_attempt !== k.attempt)
-          return;
-        const outcome = resolvePostOutcome(row.targets as TTargetStatus[]);
-        if (outcome !== 'published' && outcome !== 'failed') return;
-        const publishedAt = outcome === 'published' && !row.published_at ? (row.first ?? now) : null;
-        changes.set(k.postId, { index, status: outcome, publishedAt });
-      });
-      const results: (TPostRecord | null)[] = keys.map(() => null);
-      if (changes.size === 0) return results;
-      const changed = [...changes];
-      const updated = await client.query<TPostSqlRow>({
-        name: 'finalize_update_many',
-        text: `UPDATE posts p SET status = u.status::"PostStatus", published_at = COALESCE(u.published_at, p.published_at),
-                 updated_at = $4
-               FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, status, published_at)
-               WHERE p.id = u.id
-               RETURNING ${POST_COLUMNS}, ${POST_TARGETS}`,
-        values: [
-          changed.map(([id]) => id),
-          changed.map(([, c]) => c.status),
-          changed.map(([, c]) => c.publishedAt),
-          now,
-        ],
-      });
-      const posts = updated.rows.map(postFromSql);
-      await client.query({
-        name: 'finalize_events_many',
-        text: `INSERT INTO events (id, account_id, type, data)
-               SELECT gen_random_uuid(), e.account_id, e.type, e.data
-               FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS e(account_id, type, data)`,
-        values: [
-          posts.map((p) => p.accountId),
-          posts.map((p) => (p.status === 'published' ? 'post.published' : 'post.failed')),
-          posts.map((p) => JSON.stringify({ post: presentPostB(p) })),
-        ],
-      });
-      for (const post of posts) {
-        const change = changes.get(post.id);
-        if (change) results[change.index] = post;
-      }
-      return results;
-    }),
+    inShortTransaction(
+      db,
+      {
+        name: 'finalize_many',
+        text: FINALIZE_SQL,
+        values: [keys.map((k) => k.postId), keys.map((k) => k.attempt), new Date()],
+      },
+      (result) => {
+        const posts = (result.rows as TPostSqlRow[]).map(postFromSql);
+        return { second: outcomeEvents(posts), value: handOut(keys, posts, (k) => k) };
+      },
+    ),
   );
 
   return {
@@ -353,6 +457,19 @@ export function createPublishBatches(db: TDb) {
     async updateTarget(postId: string, platform: TPlatform, update: TTargetUpdate) {
       await targets.load({ ...update, postId: postId.toLowerCase(), platform });
     },
+
+    /**
+     * A network succeeded: its last segment's sent mark (when given) and its result in one statement, and
+     * when `finalizeAttempt` is set, the attempt's end as `finalize` does it (status, outbox event) in the
+     * same transaction. Returns the finalized post, or null when it was not finalized (not asked, another
+     * network still pending, a stale attempt, a deleted post). Fails, writing nothing, when the segment or
+     * target row is missing.
+     */
+    networkSucceeded: (
+      postId: string,
+      platform: TPlatform,
+      success: TNetworkSuccess,
+    ): Promise<TPostRecord | null> => dones.load({ ...success, postId: postId.toLowerCase(), platform }),
 
     /**
      * Ends an attempt once every network finished: `published` when at least one succeeded, else

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TPlatform } from '@sps/core';
+import { presentPostB, resolvePostOutcome, type TPlatform, type TPostRecord } from '@sps/core';
 import { batchLoader, uniqueRounds } from '../src/batch.js';
 import {
   createDb,
@@ -161,6 +161,28 @@ describe('publisher batches', () => {
     }
   });
 
+  it('finalize ends a post as resolvePostOutcome says for every pair of network results', async () => {
+    const repo = createPublishRepository(db);
+    const statuses = ['succeeded', 'failed', 'unknown', 'pending'] as const;
+    const pairs = statuses.flatMap((a) => statuses.map((b) => [a, b] as const));
+    const posts = await Promise.all(pairs.map(([a, b]) => publishingPost(`pair ${a} ${b}`)));
+    await Promise.all(
+      posts.flatMap(({ post }, i) =>
+        (['twitter', 'mastodon'] as const).map((platform, j) => {
+          const status = pairs[i]?.[j] ?? 'pending';
+          return status === 'pending' ? null : repo.updateTarget(post.id, platform, { status });
+        }),
+      ),
+    );
+    const ended = await Promise.all(posts.map(({ post, attempt }) => repo.finalize(post.id, attempt)));
+    const rows = await db.post.findMany({ where: { id: { in: posts.map(({ post }) => post.id) } } });
+    posts.forEach(({ post }, i) => {
+      const expected = resolvePostOutcome([...(pairs[i] ?? [])]);
+      expect([pairs[i], rows.find((r) => r.id === post.id)?.status]).toEqual([pairs[i], expected]);
+      expect([pairs[i], ended[i]?.status ?? 'publishing']).toEqual([pairs[i], expected]);
+    });
+  });
+
   it('records segment write-aheads and sends; a duplicate in one batch counts twice, a missing row fails only its caller', async () => {
     const repo = createPublishRepository(db);
     const { post } = await publishingPost('segments', ['twitter']);
@@ -237,6 +259,136 @@ describe('publisher batches', () => {
       d: ['draft', 0],
       x: ['draft', 0],
     });
+  });
+
+  const success = (remoteId: string, finalizeAttempt: number | null, segmentIndex: number | null = 0) => ({
+    ...(segmentIndex === null
+      ? {}
+      : {
+          sent: { segmentIndex, remoteId, remoteUrl: `https://n.test/${remoteId}`, meta: { cid: remoteId } },
+        }),
+    remotePostId: remoteId,
+    remoteUrl: `https://n.test/${remoteId}`,
+    errorKind: null,
+    finalizeAttempt,
+  });
+  const outcomeEvents = async (postId: string) =>
+    (
+      await db.event.findMany({ where: { accountId, type: { in: ['post.published', 'post.failed'] } } })
+    ).filter((e) => (e.data as { post: { id: string } }).post.id === postId);
+
+  it("a network's success writes its last segment, its result and the post's end with one outbox event; the post is the one PostgreSQL then holds", async () => {
+    const repo = createPublishRepository(db);
+    const { post, attempt } = await publishingPost('done in one', ['twitter']);
+    await repo.markSending(post.id, 'twitter', 0, 'k');
+    const finalized = await repo.networkSucceeded(post.id.toUpperCase(), 'twitter', success('r1', attempt));
+    expect(finalized?.status).toBe('published');
+    expect(finalized?.publishedAt).toBeInstanceOf(Date);
+    expect(finalized).toEqual(await createPostRepository(db).find(accountId, post.id));
+    expect(finalized?.targets).toEqual([
+      expect.objectContaining({ platform: 'twitter', status: 'succeeded', remotePostId: 'r1', error: null }),
+    ]);
+    const loaded = await repo.loadForPublish(post.id);
+    expect(loaded?.segments).toEqual([
+      expect.objectContaining({ segmentIndex: 0, status: 'sent', remoteId: 'r1', meta: { cid: 'r1' } }),
+    ]);
+    const events = await outcomeEvents(post.id);
+    expect(events.map((e) => e.type)).toEqual(['post.published']);
+    expect((events[0]?.data as { post: unknown } | undefined)?.post).toEqual(
+      JSON.parse(JSON.stringify(presentPostB(finalized as TPostRecord))),
+    );
+    // Done again (a duplicated job): the result is written again, the post is not finalized twice.
+    expect(await repo.networkSucceeded(post.id, 'twitter', success('r1', attempt, null))).toBeNull();
+    expect(await repo.finalize(post.id, attempt)).toBeNull();
+    expect(await outcomeEvents(post.id)).toHaveLength(1);
+  });
+
+  it('a success does not end a post whose other network is still pending; finalize does once it is done', async () => {
+    const repo = createPublishRepository(db);
+    const { post, attempt } = await publishingPost('two networks');
+    await repo.markSending(post.id, 'twitter', 0, 'k');
+    expect(await repo.networkSucceeded(post.id, 'twitter', success('t1', attempt))).toBeNull();
+    expect((await db.post.findUniqueOrThrow({ where: { id: post.id } })).status).toBe('publishing');
+    expect(await outcomeEvents(post.id)).toHaveLength(0);
+    await repo.updateTarget(post.id, 'mastodon', { status: 'failed', error: 'no', errorKind: 'rejected' });
+    const finalized = await repo.finalize(post.id, attempt);
+    expect(finalized?.status).toBe('published');
+    expect(await outcomeEvents(post.id)).toHaveLength(1);
+  });
+
+  it('both networks of a post done in one batch end it once, for the first caller; a failed network and a success publish it', async () => {
+    const repo = createPublishRepository(db);
+    const [{ post, attempt }, { post: mixed, attempt: mixedAttempt }] = await Promise.all([
+      publishingPost('both at once'),
+      publishingPost('one failed'),
+    ]);
+    await Promise.all([
+      repo.markSending(post.id, 'twitter', 0, 'k'),
+      repo.markSending(post.id, 'mastodon', 0, 'k'),
+      repo.markSending(mixed.id, 'mastodon', 0, 'k'),
+      repo.updateTarget(mixed.id, 'twitter', { status: 'failed', error: 'no', errorKind: 'rejected' }),
+    ]);
+    const [first, second, third] = await Promise.all([
+      repo.networkSucceeded(post.id, 'twitter', success('t', attempt)),
+      repo.networkSucceeded(post.id, 'mastodon', success('m', attempt)),
+      repo.networkSucceeded(mixed.id, 'mastodon', success('x', mixedAttempt)),
+    ]);
+    expect(first?.status).toBe('published');
+    expect(first?.targets.map((t) => [t.platform, t.status])).toEqual([
+      ['twitter', 'succeeded'],
+      ['mastodon', 'succeeded'],
+    ]);
+    expect(second).toBeNull();
+    expect(third?.targets.map((t) => [t.platform, t.status])).toEqual([
+      ['twitter', 'failed'],
+      ['mastodon', 'succeeded'],
+    ]);
+    expect(third?.status).toBe('published');
+    expect(await outcomeEvents(post.id)).toHaveLength(1);
+    expect(await outcomeEvents(mixed.id)).toHaveLength(1);
+  });
+
+  it('in one batch, a deleted post fails only its caller, a post being removed and a stale attempt are not ended, a missing segment writes no result', async () => {
+    const repo = createPublishRepository(db);
+    const [ok, gone, removing, stale, noSegment] = await Promise.all(
+      ['ok', 'gone', 'removing', 'stale', 'no segment'].map((c) => publishingPost(c, ['twitter'])),
+    );
+    if (!ok || !gone || !removing || !stale || !noSegment) throw new Error('no posts');
+    await Promise.all(
+      [ok, gone, removing, stale].map(({ post }) => repo.markSending(post.id, 'twitter', 0, 'k')),
+    );
+    await db.post.delete({ where: { id: gone.post.id } });
+    await db.post.update({ where: { id: removing.post.id }, data: { deletedAt: new Date() } });
+    const settled = await Promise.allSettled([
+      repo.networkSucceeded(ok.post.id, 'twitter', success('a', ok.attempt)),
+      repo.networkSucceeded(gone.post.id, 'twitter', success('b', gone.attempt)),
+      repo.networkSucceeded(removing.post.id, 'twitter', success('c', removing.attempt)),
+      repo.networkSucceeded(stale.post.id, 'twitter', success('d', stale.attempt + 1)),
+      repo.networkSucceeded(noSegment.post.id, 'twitter', success('e', noSegment.attempt)),
+      repo.networkSucceeded(ok.post.id, 'slack', success('f', ok.attempt, null)),
+    ]);
+    const answers = settled.map((r) =>
+      r.status === 'fulfilled' ? (r.value?.status ?? null) : (r.reason as Error).message,
+    );
+    expect(answers).toEqual([
+      'published',
+      'Expected to update one segment row, updated none',
+      null,
+      null,
+      'Expected to update one segment row, updated none',
+      'Expected to update one post target row, updated none',
+    ]);
+    const rows = await db.post.findMany({
+      where: { id: { in: [removing.post.id, stale.post.id, noSegment.post.id] } },
+      include: { targets: true },
+    });
+    expect(Object.fromEntries(rows.map((r) => [r.content, [r.status, r.targets[0]?.status]]))).toEqual({
+      removing: ['publishing', 'succeeded'],
+      stale: ['publishing', 'succeeded'],
+      'no segment': ['publishing', 'pending'],
+    });
+    for (const { post } of [removing, stale, noSegment]) expect(await outcomeEvents(post.id)).toHaveLength(0);
+    expect(await outcomeEvents(ok.post.id)).toHaveLength(1);
   });
 
   it('target updates keep the columns an update leaves out, and fail for a network the post does not have', async () => {

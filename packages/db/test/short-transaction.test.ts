@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createDb, inShortTransaction, sqlOf, type TDb } from '../src/client.js';
+import { createTestDatabase, type TTestDatabase } from '../src/testing.js';
+
+// A failure anywhere must commit nothing and leave the (single) connection usable, its prepared statements
+// as PostgreSQL has them.
+describe('inShortTransaction', () => {
+  let database: TTestDatabase;
+  let db: TDb;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url, { poolMax: 1 });
+    await sqlOf(db).query('CREATE TABLE short_probe (n int PRIMARY KEY)');
+  });
+  afterAll(async () => {
+    await db.$disconnect();
+    await database.drop();
+  });
+
+  const insert = (n: number) => ({
+    name: 'short_probe_insert',
+    text: 'INSERT INTO short_probe VALUES ($1) RETURNING n',
+    values: [n],
+  });
+  const stored = async () =>
+    (await sqlOf(db).query<{ n: number }>('SELECT n FROM short_probe ORDER BY n')).rows.map((r) => r.n);
+
+  it('commits both statements and answers with the first one’s result', async () => {
+    const value = await inShortTransaction(db, insert(1), (result) => ({
+      second: insert((result.rows[0] as { n: number }).n + 1),
+      value: (result.rows[0] as { n: number }).n,
+    }));
+    expect(value).toBe(1);
+    expect(await inShortTransaction(db, insert(3), () => ({ second: null, value: 'alone' }))).toBe('alone');
+    expect(await stored()).toEqual([1, 2, 3]);
+  });
+
+  it('a failing second statement rolls the first back; a failing first runs no second', async () => {
+    await expect(
+      inShortTransaction(db, insert(10), () => ({ second: insert(1), value: null })),
+    ).rejects.toThrow(/duplicate key/);
+    let asked = false;
+    await expect(
+      inShortTransaction(db, insert(2), () => {
+        asked = true;
+        return { second: insert(11), value: null };
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(asked).toBe(false);
+    await expect(
+      inShortTransaction(db, insert(12), () => {
+        throw new Error('work failed');
+      }),
+    ).rejects.toThrow('work failed');
+    expect(await stored()).toEqual([1, 2, 3]);
+  });
+
+  it('a statement that does not parse fails each time with its own error, and the connection goes on', async () => {
+    const bad = { name: 'short_probe_bad', text: 'SELEC 1', values: [] };
+    for (let i = 0; i < 2; i += 1) {
+      await expect(inShortTransaction(db, bad, () => ({ second: null, value: null }))).rejects.toThrow(
+        /syntax error/,
+      );
+    }
+    await inShortTransaction(db, insert(4), () => ({ second: null, value: null }));
+    expect(await stored()).toEqual([1, 2, 3, 4]);
+  });
+});
