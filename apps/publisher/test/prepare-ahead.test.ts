@@ -234,11 +234,13 @@ describe('a prepared post published in-process while its network is slow', () =>
     // Longer than the stuck threshold.
     api.sim!.sim.addFault({ platform: 'twitter', kind: 'slow', delayMs: 13_000, remaining: 1 });
 
+    // One read per poll: two reads could see 'scheduled' and then 'publishing' and take that for final.
     await waitUntil(
       'the post to be final',
-      async () =>
-        (await api.db.post.findUniqueOrThrow({ where: { id } })).status !== 'publishing' &&
-        (await api.db.post.findUniqueOrThrow({ where: { id } })).status !== 'scheduled',
+      async () => {
+        const { status } = await api.db.post.findUniqueOrThrow({ where: { id } });
+        return status !== 'publishing' && status !== 'scheduled';
+      },
       40_000,
       200,
     );
