@@ -94,39 +94,21 @@ export async function inSqlTransaction<T>(db: TDb, work: (client: pg.PoolClient)
 }
 
 /**
- * A transaction of at most two statements where the second depends on the first's result: BEGIN, `first`,
- * then `then(first's result)`'s statement (if any), COMMIT. ROLLBACK on any error, as inSqlTransaction.
- * (Writing BEGIN and COMMIT in the same round trip as the statements next to them needs pg's internal
- * Query methods; it was tried and saved too little to be worth depending on them.)
+ * A transaction of at most two statements where the second depends on the first's result: `first`, then
+ * `then(first's result)`'s statement (if any), in inSqlTransaction. (Writing BEGIN and COMMIT in the same
+ * round trip as the statements next to them needs pg's internal Query methods; it was tried and saved too
+ * little to be worth depending on them.)
  */
-export async function inShortTransaction<T>(
+export function inShortTransaction<T>(
   db: TDb,
   first: pg.QueryConfig & { name: string },
   then: (result: pg.QueryResult) => { second: (pg.QueryConfig & { name: string }) | null; value: T },
 ): Promise<T> {
-  const client = await sqlOf(db).connect();
-  let broken: Error | undefined;
-  const onError = (error: Error) => {
-    broken = error;
-  };
-  client.on('error', onError);
-  try {
-    await client.query('BEGIN');
+  return inSqlTransaction(db, async (client) => {
     const { second, value } = then(await client.query(first));
     if (second) await client.query(second);
-    await client.query('COMMIT');
     return value;
-  } catch (error) {
-    try {
-      await client.query('ROLLBACK');
-    } catch (rollbackError) {
-      broken = rollbackError as Error;
-    }
-    throw error;
-  } finally {
-    client.removeListener('error', onError);
-    client.release(broken);
-  }
+  });
 }
 
 /**
