@@ -22,7 +22,7 @@ import { generateApiKey, parseDuration, secretBox } from '@sps/core';
 import { createAccountRepository, createDb, createSocialAccountRepository } from '@sps/db';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { freshDatabase, procStats, root, startServer } from './lib.mjs';
+import { freshDatabase, percentile, pool, procStats, root, startServer } from './lib.mjs';
 
 const SCENARIOS = (process.env.BENCH_BURST_SCENARIOS ?? '1000x20x1,10000x100x1,10000x100x2')
   .split(',')
@@ -50,25 +50,6 @@ process.on('exit', () => {
     }
   }
 });
-
-/** Runs `task(i)` for i in [0, n) with `width` in flight. */
-async function pool(n, width, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, n) }, async () => {
-      while (next < n) {
-        const i = next;
-        next += 1;
-        await task(i);
-      }
-    }),
-  );
-}
-
-function percentile(sorted, q) {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
 
 /** A worker app as the service runs it (`node apps/<app>/dist/main.js`); resolves once it logged `ready`. */
 function startApp(app, ready, env) {

@@ -144,3 +144,22 @@ export function report(title, rows, ratio) {
   }
   for (const [label, value] of ratio) console.log(`${label}: ${value.toFixed(2)}x`);
 }
+
+/** Runs `task(i)` for i in [0, n) with `width` in flight. */
+export async function pool(n, width, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) {
+        const i = next;
+        next += 1;
+        await task(i);
+      }
+    }),
+  );
+}
+
+export function percentile(sorted, q) {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}

@@ -21,7 +21,7 @@ import { bullPrefix, JOBS } from '@sps/queue';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { benchAccount, freshDatabase, procStats, root, startServer } from './lib.mjs';
+import { benchAccount, freshDatabase, percentile, pool, procStats, root, startServer } from './lib.mjs';
 
 const int = (name, fallback) => Number(process.env[name] ?? fallback);
 const duration = (name, fallback) => {
@@ -41,25 +41,6 @@ const PREFIX = `sps-bench-publish-${randomBytes(3).toString('hex')}`;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const children = [];
-
-/** Runs `task(i)` for i in [0, n) with `width` in flight. */
-async function pool(n, width, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, n) }, async () => {
-      while (next < n) {
-        const i = next;
-        next += 1;
-        await task(i);
-      }
-    }),
-  );
-}
-
-function percentile(sorted, q) {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
 
 /** The publisher as the service runs it (`node apps/publisher/dist/main.js`); resolves once it started. */
 function startPublisher(env) {

@@ -7,7 +7,6 @@ import {
   sealCredentials,
   secretBox,
   type TCredentialPlatform,
-  type TOAuthAppEnv,
   type TPlatform,
   type TSocialAccountRecord,
   type TSocialCredentials,
@@ -18,32 +17,20 @@ import {
   CREDENTIAL_CHECKS,
   CredentialRefusedError,
   checkedIdentities,
-  MASTODON_SCOPES,
   newAuthorizationSecrets,
-  OAUTH_ENDPOINTS,
   OAuthError,
   oauthProviderOf,
   refreshDueAtOf,
-  registerMastodonApp,
   type TConnectedIdentity,
   type TOAuthCall,
 } from '@sps/networks';
 import { enqueueTokenRefresh, type TQueues } from '@sps/queue';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { createOAuthCalls, notConfigured, type TConnectConfig } from './oauth-calls.js';
 
 /** How long the user has to finish on the network's page. */
 const STATE_TTL_MS = 10 * 60_000;
-
-export interface TConnectConfig {
-  /** `PUBLIC_URL`: redirect URIs are `${publicUrl}/oauth/callback/<platform>`. */
-  publicUrl: string;
-  oauthApps: Partial<Record<TPlatform, TOAuthAppEnv>>;
-  networkBaseUrls: Partial<Record<TPlatform, string>>;
-  apiVersions: Partial<Record<TPlatform, string>>;
-  timeoutMs: number;
-  encryptionKey: Buffer;
-}
 
 /** One network in the dashboard's connect choices (`options()`). */
 export type TConnectOption =
@@ -64,10 +51,6 @@ export interface TCallbackOutcome {
   accountIds: string[];
   error: string | null;
   message: string;
-}
-
-function notConfigured(platform: TPlatform, missing: string[]): string {
-  return `Connecting ${platform} is not configured on this server: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`;
 }
 
 function hashState(state: string): string {
@@ -104,87 +87,7 @@ export function createConnectService(deps: {
   config: TConnectConfig;
 }) {
   const { config } = deps;
-  const redirectUriOf = (platform: TPlatform) =>
-    `${config.publicUrl.replace(/\/+$/, '')}/oauth/callback/${platform}`;
-
-  /** Mastodon instances outside the operator's configured one must be public HTTPS servers. */
-  function isUserChosen(instanceUrl: string): boolean {
-    const configured = config.networkBaseUrls.mastodon;
-    return !configured || new URL(configured).origin !== new URL(instanceUrl).origin;
-  }
-
-  async function mastodonCall(instanceUrl: string): Promise<TOAuthCall> {
-    const redirectUri = redirectUriOf('mastodon');
-    let app = await deps.mastodonApps.find(instanceUrl, redirectUri);
-    // An app registered before the service asked for more scopes (read:statuses) cannot grant them.
-    const scopes = MASTODON_SCOPES.join(' ');
-    if (!app || app.scopes !== scopes) {
-      const registered = await registerMastodonApp(instanceUrl, redirectUri, {
-        clientName: 'Social Post Service',
-        website: config.publicUrl,
-        timeoutMs: config.timeoutMs,
-        userChosenHost: isUserChosen(instanceUrl),
-      });
-      app = await deps.mastodonApps.save({
-        instanceUrl,
-        clientId: registered.clientId,
-        clientSecretEncrypted: secretBox.seal(registered.clientSecret, config.encryptionKey),
-        redirectUri,
-        scopes,
-      });
-    }
-    return {
-      platform: 'mastodon',
-      app: {
-        clientId: app.clientId,
-        clientSecret: secretBox.open(app.clientSecretEncrypted, config.encryptionKey),
-        authorizeUrl: `${instanceUrl}/oauth/authorize`,
-        tokenUrl: `${instanceUrl}/oauth/token`,
-      },
-      redirectUri,
-      apiBaseUrl: instanceUrl,
-      timeoutMs: config.timeoutMs,
-      userChosenHost: isUserChosen(instanceUrl),
-    };
-  }
-
-  /** The variables an OAuth network still needs before it can be connected (none for Mastodon). */
-  function missingOf(platform: TPlatform): string[] {
-    if (platform === 'mastodon') return [];
-    const env = config.oauthApps[platform] ?? {};
-    const name = platform.toUpperCase();
-    return [
-      env.clientId ? null : `OAUTH_${name}_CLIENT_ID`,
-      env.clientSecret ? null : `OAUTH_${name}_CLIENT_SECRET`,
-    ].filter((v): v is string => v !== null);
-  }
-
-  /** The call context of a network whose app the operator configured; 4xx naming what is missing. */
-  function appCall(platform: TPlatform): TOAuthCall {
-    const env = config.oauthApps[platform] ?? {};
-    const missing = missingOf(platform);
-    const endpoints = OAUTH_ENDPOINTS[platform];
-    if (missing.length > 0 || !endpoints || !env.clientId || !env.clientSecret) {
-      throw new AppError('network_unavailable', notConfigured(platform, missing), {
-        issues: [{ field: 'platform', message: `${platform} needs ${missing.join(', ')} on the server` }],
-        details: { platform, missing },
-        fix: `The operator sets ${missing.join(' and ')} (see README, "Connecting accounts").`,
-      });
-    }
-    return {
-      platform,
-      app: {
-        clientId: env.clientId,
-        clientSecret: env.clientSecret,
-        authorizeUrl: env.authorizeUrl ?? endpoints.authorizeUrl,
-        tokenUrl: env.tokenUrl ?? endpoints.tokenUrl,
-      },
-      redirectUri: redirectUriOf(platform),
-      apiBaseUrl: config.networkBaseUrls[platform],
-      apiVersion: config.apiVersions[platform],
-      timeoutMs: config.timeoutMs,
-    };
-  }
+  const { redirectUriOf, mastodonCall, missingOf, appCall } = createOAuthCalls(config, deps.mastodonApps);
 
   async function scheduleRefresh(
     platform: TPlatform,
