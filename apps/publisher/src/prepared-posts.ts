@@ -4,7 +4,6 @@ import { JOBS, type TQueues } from '@sps/queue';
 import type { Job } from 'bullmq';
 import type { TPublisherContext } from './context.js';
 import { startDuePost, takeTwitterAllowance } from './due-post.js';
-import { processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
 
 /**
  * Prepared posts started at the same second are published by this process directly, this many at once
@@ -81,7 +80,16 @@ function publishEnqueuer(queues: TQueues) {
     });
 }
 
-export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): TPreparedPosts {
+/** The publish job's processor and the delay of the job that takes over when it asks for a retry. */
+export interface TPublishRunner {
+  run(job: Job, preloaded?: TLoadedPost): Promise<unknown>;
+  retryDelay(error: unknown): number;
+}
+
+export function createPreparedPosts(
+  ctx: Omit<TPublisherContext, 'prepared'>,
+  runner: TPublishRunner,
+): TPreparedPosts {
   const byPost = new Map<string, TPreparedPost>();
   const timers = new Map<number, NodeJS.Timeout>();
   const inFlight = new Set<Promise<unknown>>();
@@ -137,16 +145,12 @@ export function createPreparedPosts(ctx: Omit<TPublisherContext, 'prepared'>): T
         ctx.options.stuckAfterMs / 3,
       );
       try {
-        await processPublish(full, job, preloaded);
+        await runner.run(job, preloaded);
       } catch (error) {
-        const delay =
-          error instanceof RetryLaterError
-            ? publishBackoff(ctx.options.backoffBaseMs)(1, 'custom', error)
-            : ctx.options.backoffBaseMs;
         await ctx.queues.publish.add('publish', payload, {
           ...JOBS.publish.options,
           jobId: JOBS.publish.jobId(payload),
-          delay,
+          delay: runner.retryDelay(error),
         });
       } finally {
         clearInterval(heartbeat);
