@@ -6,6 +6,11 @@ export {
   type TPlan,
 } from './account-repository.js';
 export { createDb, isDbUnavailable, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
+export {
+  createEventFeedRepository,
+  type TEventFeedRepository,
+  type TFeedEvent,
+} from './event-feed-repository.js';
 export { recordEvent, type TEventType } from './event-repository.js';
 export {
   deployMigrations,
