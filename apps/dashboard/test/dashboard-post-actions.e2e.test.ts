@@ -56,7 +56,7 @@ describe('dashboard post actions in a browser', () => {
     const row = rowOf(page, id);
     await rowSays(row, /draft/);
     await rig.shot(page, 'post-actions');
-    await row.getByRole('button', { name: 'Publish now' }).click();
+    await row.getByRole('button', { name: 'Publish', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Publishing' }).waitFor();
     await row.getByRole('link', { name: 'published' }).waitFor({ timeout: 20_000 });
     await rowSays(row, /^.*published/);
@@ -71,7 +71,7 @@ describe('dashboard post actions in a browser', () => {
     await row.getByRole('button', { name: 'Edit' }).click();
     const editor = page.getByRole('form', { name: 'Edit the post' });
     await editor.getByLabel('Content').fill('Draft after the edit, published from the editor');
-    await editor.getByRole('button', { name: 'Save and publish now' }).click();
+    await editor.getByRole('button', { name: 'Save and publish' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved and publishing' }).waitFor();
     await row.getByRole('link', { name: 'published' }).waitFor({ timeout: 20_000 });
     const post = (await v1(`/v1/posts/${id}`)).body;
@@ -124,16 +124,16 @@ describe('dashboard post actions in a browser', () => {
     const pendingRow = rowOf(page, pendingId);
     await rowSays(pendingRow, /pending approval/);
     // A pending post is not offered the queue (approve is its way in).
-    await expect(pendingRow.getByRole('button', { name: 'Add to the queue' }).count()).resolves.toBe(0);
+    await expect(pendingRow.getByRole('button', { name: 'Add to queue' }).count()).resolves.toBe(0);
     await pendingRow.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('status').filter({ hasText: 'Approved: the post joined the queue.' }).waitFor();
     await rowSays(pendingRow, /· queued/);
 
     const draftRow = rowOf(page, draftId);
-    await draftRow.getByRole('button', { name: 'Add to the queue' }).click();
+    await draftRow.getByRole('button', { name: 'Add to queue' }).click();
     await page.getByRole('status').filter({ hasText: 'Added to the queue.' }).waitFor();
     await rowSays(draftRow, /· queued/);
-    await expect(draftRow.getByRole('button', { name: 'Add to the queue' }).count()).resolves.toBe(0);
+    await expect(draftRow.getByRole('button', { name: 'Add to queue' }).count()).resolves.toBe(0);
 
     const queued = await request(api.app).get('/api/posts?status=queued').set(bearer(apiKey));
     expect(queued.body.posts.map((p: { id: string }) => p.id)).toEqual(
@@ -219,7 +219,7 @@ describe('dashboard post actions in a browser', () => {
       if (focused.row === id) seen.push(focused.text);
       if (focused.row === id && focused.text === 'Duplicate') break;
     }
-    expect(seen).toEqual(['Edit', 'Publish now', 'Add to the queue', 'Duplicate']);
+    expect(seen).toEqual(['Edit', 'Publish', 'Add to queue', 'Duplicate']);
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: 'Duplicated as a new draft' }).waitFor();
     // Then Preview, Delete, each opened with the keyboard.
@@ -237,7 +237,7 @@ describe('dashboard post actions in a browser', () => {
 
     // The publish button of a draft, by keyboard.
     const other = await draft('Published by keyboard', ['twitter']);
-    const publish = rowOf(page, other).getByRole('button', { name: 'Publish now' });
+    const publish = rowOf(page, other).getByRole('button', { name: 'Publish', exact: true });
     await publish.waitFor();
     await publish.focus();
     await page.keyboard.press('Enter');

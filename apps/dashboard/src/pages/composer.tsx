@@ -293,7 +293,7 @@ export function Composer({
               disabled={busy || violations.length > 0}
               onClick={() => submit('save-publish')}
             >
-              Save and publish now
+              Save and publish
             </button>
           )}
           <button type="button" className="secondary" onClick={() => onDone?.()}>

@@ -42,6 +42,8 @@ function retryNotice(results: TPublishResultA[]): string {
 }
 
 /**
+ * Names differ from the composer's ("Publish now", "Add to the queue") so each button's name is unique on the page.
+ *
  * A post's actions in its row, each the public API's own call behind the session: publish a saved draft
  * (Variant B publish), retry the failed networks (Variant A retry), approve a pending post (Variant A approve),
  * add a draft to the interval queue (Variant A update with `queueStatus: queued`), duplicate (Variant B create),
@@ -122,7 +124,7 @@ export function PostActions({
     <>
       {canPublish && (
         <button type="button" aria-disabled={running} onClick={publish}>
-          Publish now
+          Publish
         </button>
       )}
       {canRetry && (
@@ -137,7 +139,7 @@ export function PostActions({
       )}
       {canQueue && (
         <button type="button" className="secondary" aria-disabled={running} onClick={addToQueue}>
-          Add to the queue
+          Add to queue
         </button>
       )}
       <button type="button" className="secondary" aria-disabled={running} onClick={duplicate}>
