@@ -38,7 +38,20 @@ export function useFallbackInterval(): number | false {
   return useLiveState() === 'live' ? false : FALLBACK_POLL_MS;
 }
 
-/** Opens the stream while signed in and turns its messages into refetches of the affected lists. */
+type TTabMessage =
+  | { kind: 'hello' }
+  | { kind: 'state'; state: TLiveState }
+  | { kind: 'changed'; what: 'posts' | 'accounts' };
+
+/** Tabs of one browser share one stream: browsers open at most 6 HTTP/1.1 connections to a server. */
+const TAB_CHANNEL = 'sps-dashboard-live';
+const TAB_LOCK = 'sps-dashboard-live';
+
+/**
+ * Opens the stream while signed in and turns its messages into refetches of the affected lists. With the Web
+ * Locks and BroadcastChannel APIs (secure contexts: HTTPS or localhost), one tab holds the stream and relays what
+ * it hears to the others; when it closes, the next tab takes over. Elsewhere each tab opens its own.
+ */
 export function useLiveUpdates(client: QueryClient, signedIn: boolean): void {
   useEffect(() => {
     if (!signedIn || typeof EventSource === 'undefined') {
@@ -50,7 +63,19 @@ export function useLiveUpdates(client: QueryClient, signedIn: boolean): void {
     let flush: ReturnType<typeof setTimeout> | null = null;
     let stopped = false;
     let wasLive = false;
+    let leading = false;
+    let releaseLock: (() => void) | null = null;
     const pending = { posts: false, accounts: false };
+    const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+    const channel =
+      locks && typeof BroadcastChannel !== 'undefined' ? new BroadcastChannel(TAB_CHANNEL) : null;
+    const tell = (message: TTabMessage) => {
+      if (leading) channel?.postMessage(message);
+    };
+    const changeState = (next: TLiveState) => {
+      setState(next);
+      tell({ kind: 'state', state: next });
+    };
 
     const refetch = () => {
       flush = null;
@@ -63,6 +88,7 @@ export function useLiveUpdates(client: QueryClient, signedIn: boolean): void {
       pending.accounts = false;
     };
     const mark = (what: 'posts' | 'accounts') => {
+      tell({ kind: 'changed', what });
       pending[what] = true;
       flush ??= setTimeout(refetch, COALESCE_MS);
     };
@@ -70,12 +96,12 @@ export function useLiveUpdates(client: QueryClient, signedIn: boolean): void {
     const open = () => {
       reopen = null;
       if (stopped) return;
-      setState('connecting');
+      changeState('connecting');
       const es = new EventSource('/dashboard/api/events');
       source = es;
       es.addEventListener('ready', () => {
-        setState('live');
-        // After a drop, what changed meanwhile is caught up once.
+        changeState('live');
+        // After a drop (or taking over from a closed tab), what changed meanwhile is caught up once.
         if (wasLive) {
           mark('posts');
           mark('accounts');
@@ -88,17 +114,53 @@ export function useLiveUpdates(client: QueryClient, signedIn: boolean): void {
         // CONNECTING: the browser reconnects by itself (after the server's `retry`). CLOSED: it gave up (a 401
         // or 429 answer), so the pages poll and the stream is tried again later.
         if (es.readyState === EventSource.CLOSED) {
-          setState('offline');
+          changeState('offline');
           reopen ??= setTimeout(open, REOPEN_MS);
         } else {
-          setState('connecting');
+          changeState('connecting');
         }
       };
     };
-    open();
+
+    const abort = new AbortController();
+    if (locks && channel) {
+      setState('connecting');
+      channel.onmessage = (e: MessageEvent<TTabMessage>) => {
+        const message = e.data;
+        if (leading) {
+          // A new tab asks how things are.
+          if (message.kind === 'hello') tell({ kind: 'state', state });
+          return;
+        }
+        if (message.kind === 'state') {
+          setState(message.state);
+          if (message.state === 'live') wasLive = true;
+        } else if (message.kind === 'changed') {
+          pending[message.what] = true;
+          flush ??= setTimeout(refetch, COALESCE_MS);
+        }
+      };
+      channel.postMessage({ kind: 'hello' } satisfies TTabMessage);
+      locks
+        .request(TAB_LOCK, { signal: abort.signal }, () => {
+          if (stopped) return undefined;
+          leading = true;
+          open();
+          // Held until this tab stops (closes, signs out): then the next tab's request is granted.
+          return new Promise<void>((resolve) => {
+            releaseLock = resolve;
+          });
+        })
+        .catch(() => undefined); // aborted while waiting: this tab stopped first
+    } else {
+      open();
+    }
     return () => {
       stopped = true;
+      abort.abort();
       source?.close();
+      releaseLock?.();
+      channel?.close();
       if (reopen) clearTimeout(reopen);
       if (flush) clearTimeout(flush);
       setState('offline');

@@ -98,6 +98,48 @@ describe('dashboard live updates and narrow layout', () => {
     await watching.close();
   }, 40_000);
 
+  it('shares one stream among the tabs of one browser, and another tab takes it over when that one closes', async () => {
+    const signedIn = await rig.signedIn();
+    const context = await rig.browser.newContext({ storageState: await signedIn.context().storageState() });
+    await signedIn.close();
+    const openTab = async () => {
+      const tab = await context.newPage();
+      await tab.goto(`${rig.base}/dashboard/`);
+      await live(tab);
+      return tab;
+    };
+    const streams = () => api.live.openFor(rig.owner.accountId);
+    const settle = async (want: number) => {
+      for (let i = 0; i < 100 && streams() !== want; i += 1) await new Promise((r) => setTimeout(r, 50));
+      return streams();
+    };
+    const first = await openTab();
+    const second = await openTab();
+    const third = await openTab();
+    // Three tabs say Live, but the server holds one stream for them (the others hear it from the first).
+    await expect(settle(1)).resolves.toBe(1);
+    const made = async (content: string) => {
+      const res = await request(api.app)
+        .post('/v1/posts')
+        .set(bearer(apiKey))
+        .send({ content, platforms: ['twitter'] });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const one = await made('Seen by every tab');
+    for (const tab of [first, second, third])
+      await tab.locator(`tr[data-post-id="${one}"]`).waitFor({ timeout: 2000 });
+
+    // The tab holding the stream closes: another takes over, and the rest keep updating.
+    await first.close();
+    await live(second);
+    await expect(settle(1)).resolves.toBe(1);
+    const two = await made('Seen after the first tab closed');
+    for (const tab of [second, third])
+      await tab.locator(`tr[data-post-id="${two}"]`).waitFor({ timeout: 3000 });
+    await context.close();
+  }, 40_000);
+
   it('falls back to a slow poll when the stream is refused, and says so', async () => {
     const page = await rig.signedIn();
     await live(page);

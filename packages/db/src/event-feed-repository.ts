@@ -39,8 +39,15 @@ export function createEventFeedRepository(db: TDb) {
       return rows[0]!.now;
     },
 
-    /** Events of these accounts created after `after`, oldest first, at most `limit` (index accountId, createdAt). */
-    async since(accountIds: readonly string[], after: Date, limit: number): Promise<TFeedEvent[]> {
+    /**
+     * Events of these accounts after `after` in (created_at, id) order, oldest first, at most `limit` (index
+     * accountId, createdAt). The id breaks ties: one statement writes many events with the same created_at.
+     */
+    async since(
+      accountIds: readonly string[],
+      after: { createdAt: Date; id: string },
+      limit: number,
+    ): Promise<TFeedEvent[]> {
       if (accountIds.length === 0) return [];
       const { rows } = await sqlOf(db).query<TFeedRow>({
         name: 'event_feed_since',
@@ -48,10 +55,10 @@ export function createEventFeedRepository(db: TDb) {
                       data->'post'->>'id' AS post_id, data->'post'->>'status' AS post_status,
                       data->'account'->>'id' AS social_account_id
                FROM events
-               WHERE account_id = ANY ($1::uuid[]) AND created_at > $2
+               WHERE account_id = ANY ($1::uuid[]) AND (created_at, id) > ($2, $3::uuid)
                ORDER BY created_at, id
-               LIMIT $3`,
-        values: [accountIds, after, limit],
+               LIMIT $4`,
+        values: [accountIds, after.createdAt, after.id, limit],
       });
       return rows.map((r) => ({
         id: r.id,
@@ -65,5 +72,8 @@ export function createEventFeedRepository(db: TDb) {
     },
   };
 }
+
+/** Sorts before every uuid: a cursor at a time with no id yet. */
+export const FEED_START_ID = '00000000-0000-0000-0000-000000000000';
 
 export type TEventFeedRepository = ReturnType<typeof createEventFeedRepository>;

@@ -8,6 +8,7 @@ export {
 export { createDb, isDbUnavailable, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
 export {
   createEventFeedRepository,
+  FEED_START_ID,
   type TEventFeedRepository,
   type TFeedEvent,
 } from './event-feed-repository.js';

@@ -1,5 +1,5 @@
 import { AppError } from '@sps/core';
-import type { TEventFeedRepository, TFeedEvent } from '@sps/db';
+import { FEED_START_ID, type TEventFeedRepository, type TFeedEvent } from '@sps/db';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -175,13 +175,14 @@ export class LiveEvents {
     this.polling = true;
     try {
       this.cursor ??= await this.options.feed.now();
-      let after = new Date(this.cursor.getTime() - LOOKBACK_MS);
+      let after = { createdAt: new Date(this.cursor.getTime() - LOOKBACK_MS), id: FEED_START_ID };
       for (let read = 0; read < MAX_READS_PER_POLL; read += 1) {
         const accounts = [...this.sinks.keys()];
         const rows = await this.options.feed.since(accounts, after, BATCH);
         for (const row of rows) this.onEvent(row);
         if (rows.length < BATCH) break;
-        after = rows.at(-1)!.createdAt;
+        const last = rows.at(-1)!;
+        after = { createdAt: last.createdAt, id: last.id };
       }
       this.forgetOld();
     } catch (err) {
