@@ -76,11 +76,13 @@ function Results({ post }: { post: TPostView }) {
               {p}: {post.status === 'publishing' ? 'publishing…' : '—'}
             </li>
           );
+        // While other networks are still going, a copy that is out is "sent": "published" is said with the
+        // post's final status, which comes in the same answer (no row says published while still publishing).
         return r.success ? (
           <li key={p}>
             {p}:{' '}
             <a href={r.post_url} target="_blank" rel="noreferrer">
-              published
+              {post.status === 'publishing' ? 'sent' : 'published'}
             </a>
           </li>
         ) : (
