@@ -57,7 +57,11 @@ describe('dashboard post actions in a browser', () => {
     await rowSays(row, /draft/);
     await rig.shot(page, 'post-actions');
     await row.getByRole('button', { name: 'Publish', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Publishing' }).waitFor();
+    // Said in the row, next to the button (on a phone the top of the page is far away).
+    await row
+      .getByRole('status')
+      .filter({ hasText: 'Publishing: the results appear in this row.' })
+      .waitFor();
     await row.getByRole('link', { name: 'published' }).waitFor({ timeout: 20_000 });
     await rowSays(row, /^.*published/);
     expect(await statusOf(id)).toBe('published');

@@ -49,15 +49,7 @@ function retryNotice(results: TPublishResultA[]): string {
  * add a draft to the interval queue (Variant A update with `queueStatus: queued`), duplicate (Variant B create),
  * and the per-network preview.
  */
-export function PostActions({
-  post,
-  queueState,
-  onNotice,
-}: {
-  post: TPostView;
-  queueState: TQueueState;
-  onNotice: (notice: string) => void;
-}) {
+export function PostActions({ post, queueState }: { post: TPostView; queueState: TQueueState }) {
   const client = useQueryClient();
   const previewId = useId();
   // Not `disabled` while a call runs: a disabled button loses the keyboard focus. A second press is ignored.
@@ -65,6 +57,8 @@ export function PostActions({
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [previewing, setPreviewing] = useState(false);
+  // Said in the row, next to the button pressed (on a phone the top of the page is far away).
+  const [notice, setNotice] = useState<string | null>(null);
 
   const failed = Object.values(post.platform_results ?? {}).some((r) => !r.success);
   const canPublish = post.status === 'draft' || post.status === 'scheduled';
@@ -76,12 +70,13 @@ export function PostActions({
     if (busy.current) return;
     busy.current = true;
     setError(null);
+    setNotice(null);
     setRunning(true);
     try {
       const notice = await call();
       await client.invalidateQueries({ queryKey: ['posts'] });
       await client.invalidateQueries({ queryKey: ['queue-schedule'] });
-      onNotice(notice);
+      setNotice(notice);
     } catch (e) {
       setError(asApiError(e).readable);
     } finally {
@@ -93,7 +88,7 @@ export function PostActions({
   const publish = () =>
     run(async () => {
       await api('POST', `/v1/posts/${post.id}/publish`);
-      return 'Publishing: the results appear in its row.';
+      return 'Publishing: the results appear in this row.';
     });
   const retry = () =>
     run(async () => {
@@ -154,6 +149,11 @@ export function PostActions({
       >
         Preview
       </button>
+      {notice && (
+        <p role="status" className="row-notice">
+          {notice}
+        </p>
+      )}
       {error && (
         <p role="alert" className="error">
           {error}

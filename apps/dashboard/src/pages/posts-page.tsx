@@ -235,7 +235,7 @@ export function PostsPage() {
                         Edit
                       </button>
                     )}
-                    <PostActions post={p} queueState={queueStates.get(p.id) ?? null} onNotice={setNotice} />
+                    <PostActions post={p} queueState={queueStates.get(p.id) ?? null} />
                     <DeleteControls
                       post={p}
                       onDeleted={(message) => {
