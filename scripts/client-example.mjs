@@ -147,7 +147,8 @@ async function startService() {
   };
   try {
     const apiUrl = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${apiUrl}/readyz`, 30_000);
+    // Generous: a loaded machine takes a while to start three Node processes and the migrations.
+    await waitForHttp(`${apiUrl}/readyz`, 90_000);
     const admin = async (args) =>
       JSON.parse(
         (await run(process.execPath, ['apps/admin/dist/main.js', ...args], { cwd: root, env })).stdout,
@@ -199,11 +200,12 @@ async function startService() {
 }
 
 const work = await mkdtemp(join(tmpdir(), 'sps-client-example-'));
-let service;
+// The service starts while the package is packed, installed and compiled.
+const serviceStarting = startService();
+serviceStarting.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
 try {
-  const tarball = await pack(work);
-  const [project, started] = await Promise.all([makeProject(work, tarball), startService()]);
-  service = started;
+  const project = await pack(work).then((tarball) => makeProject(work, tarball));
+  const service = await serviceStarting;
   const { stdout, stderr } = await run(process.execPath, [join(project, 'dist/main.js')], {
     cwd: project,
     env: { ...process.env, SPS_BASE_URL: service.apiUrl, SPS_API_KEY: service.apiKey },
@@ -217,6 +219,8 @@ try {
   if (!stdout.includes('"ok":true')) throw new Error('the example did not report ok');
   log('the example ran against the packed client: ok');
 } finally {
+  // Stopped whatever happened, also when packing failed while the service was still starting.
+  const service = await serviceStarting.catch(() => undefined);
   await service?.stop();
   await rm(work, { recursive: true, force: true });
 }
