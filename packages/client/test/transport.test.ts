@@ -215,6 +215,8 @@ describe('retries', () => {
     expect(parseRetryAfter('Thu, 26 Nov 2026 12:00:05 GMT', now)).toBe(5000);
     expect(parseRetryAfter('Thu, 26 Nov 2026 11:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('1.5', now)).toBeUndefined();
+    expect(parseRetryAfter('-3', now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
   });
 });
