@@ -1,18 +1,24 @@
 // @social-posts/client: a typed client of the social post publishing service's two API variants, built on its
 // OpenAPI document (src/generated, from GET /openapi.json), with no runtime dependencies (Node 20+'s fetch).
-export {
-  createClient,
-  type TAccountA,
-  type TAccountB,
-  type TCreatePostA,
-  type TCreatePostB,
-  type TDeliveryB,
-  type TPostA,
-  type TPostB,
-  type TSpsClient,
-  type TUpdatePostB,
-  type TWebhookB,
-} from './client.js';
+export { createClient } from './client.js';
+export type {
+  TAccountA,
+  TAccountB,
+  TCall,
+  TClientA,
+  TClientV1,
+  TCreatePostA,
+  TCreatePostB,
+  TDeliveryB,
+  TIterateOptions,
+  TListOptions,
+  TPostA,
+  TPostB,
+  TSpsClient,
+  TUpdatePostB,
+  TWebhookB,
+  TWebhookCreatedB,
+} from './client-types.js';
 export {
   SpsApiError,
   SpsApiErrorA,
