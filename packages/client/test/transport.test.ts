@@ -1,6 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   createClient,
   parseRetryAfter,
@@ -10,58 +8,17 @@ import {
   type TClientOptions,
   type TRetryEvent,
 } from '../src/index.js';
+import { errorB, json, postB, scriptedServer } from './support/scripted-server.js';
 
 // The client against a real local HTTP server that answers what each test scripts: retries, Retry-After,
-// idempotency keys, typed errors and pagination, over real sockets (no mocked fetch).
+// idempotency keys and typed errors, over real sockets (no mocked fetch).
 
-interface TSeen {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-type THandler = (req: TSeen, res: ServerResponse, n: number) => void;
-
-let server: Server;
-let baseUrl: string;
-let seen: TSeen[];
-let handler: THandler;
-
-const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-const errorB = (code: string) => ({ error: `${code} happened`, code, details: {} });
-const postB = (id: string) => ({ id, content: 'x', platforms: ['twitter'], status: 'draft' });
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const entry = {
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      };
-      seen.push(entry);
-      handler(entry, res, seen.length);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-beforeEach(() => {
-  seen = [];
-});
+const srv = scriptedServer();
 
 function client(extra: Partial<TClientOptions> = {}) {
   const retries: TRetryEvent[] = [];
   const c = createClient({
-    baseUrl,
+    baseUrl: srv.baseUrl,
     apiKey: 'sps_test_key',
     // Short waits without Retry-After; no jitter so the waits can be compared exactly.
     retry: { baseDelayMs: 10, jitterMs: 0 },
@@ -73,22 +30,22 @@ function client(extra: Partial<TClientOptions> = {}) {
 
 describe('retries', () => {
   it('waits Retry-After seconds on a 429 and sends the create again with the same Idempotency-Key', async () => {
-    handler = (_req, res, n) =>
+    srv.handler = (_req, res, n) =>
       n === 1 ? json(res, 429, errorB('rate_limited'), { 'retry-after': '1' }) : json(res, 201, postB('p1'));
     const { c, retries } = client();
     const post = await c.v1.posts.create({ content: 'x', platforms: ['twitter'] });
     expect(post.id).toBe('p1');
-    expect(seen).toHaveLength(2);
-    const keys = seen.map((s) => s.headers['idempotency-key']);
+    expect(srv.seen).toHaveLength(2);
+    const keys = srv.seen.map((s) => s.headers['idempotency-key']);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys[1]).toBe(keys[0]);
-    expect(seen[1]?.body).toBe(JSON.stringify({ content: 'x', platforms: ['twitter'] }));
+    expect(srv.seen[1]?.body).toBe(JSON.stringify({ content: 'x', platforms: ['twitter'] }));
     expect(retries).toEqual([expect.objectContaining({ status: 429, attempt: 1, delayMs: 1000 })]);
     expect(retries[0]?.idempotencyKey).toBe(keys[0]);
   });
 
   it('honours an HTTP-date Retry-After on a 503, then gives up after maxAttempts with the typed error', async () => {
-    handler = (_req, res) =>
+    srv.handler = (_req, res) =>
       json(res, 503, errorB('service_unavailable'), {
         'retry-after': new Date(Date.now() + 1500).toUTCString(),
       });
@@ -102,24 +59,24 @@ describe('retries', () => {
       2,
       'getPostB',
     ]);
-    expect(seen).toHaveLength(2);
+    expect(srv.seen).toHaveLength(2);
     // An HTTP date has whole seconds: the wait is what is left of them.
     expect(retries[0]?.delayMs).toBeGreaterThan(0);
     expect(retries[0]?.delayMs).toBeLessThanOrEqual(1500);
   });
 
   it('backs off exponentially without Retry-After, up to maxAttempts', async () => {
-    handler = (_req, res) => json(res, 500, errorB('internal_error'));
+    srv.handler = (_req, res) => json(res, 500, errorB('internal_error'));
     const { c, retries } = client({
       retry: { baseDelayMs: 10, maxDelayMs: 25, jitterMs: 0, maxAttempts: 4 },
     });
     await expect(c.v1.posts.list()).rejects.toBeInstanceOf(SpsApiErrorB);
-    expect(seen).toHaveLength(4);
+    expect(srv.seen).toHaveLength(4);
     expect(retries.map((r) => r.delayMs)).toEqual([10, 20, 25]);
   });
 
   it('adds jitter within jitterMs', async () => {
-    handler = (_req, res, n) => (n === 1 ? json(res, 502, errorB('internal_error')) : json(res, 200, []));
+    srv.handler = (_req, res, n) => (n === 1 ? json(res, 502, errorB('internal_error')) : json(res, 200, []));
     const { c, retries } = client({ retry: { baseDelayMs: 10, jitterMs: 50 } });
     await c.call('listAccountsB');
     expect(retries[0]?.delayMs).toBeGreaterThanOrEqual(10);
@@ -127,86 +84,89 @@ describe('retries', () => {
   });
 
   it('does not wait a Retry-After longer than maxRetryAfterMs: the 429 is thrown at once', async () => {
-    handler = (_req, res) => json(res, 429, errorB('rate_limited'), { 'retry-after': '3600' });
+    srv.handler = (_req, res) => json(res, 429, errorB('rate_limited'), { 'retry-after': '3600' });
     const { c, retries } = client();
     const error = (await c.v1.posts.list().catch((e: unknown) => e)) as SpsApiErrorB;
     expect(error.code).toBe('rate_limited');
     expect(error.headers['retry-after']).toBe('3600');
-    expect(seen).toHaveLength(1);
+    expect(srv.seen).toHaveLength(1);
     expect(retries).toEqual([]);
   });
 
   it('never retries a POST without an Idempotency-Key', async () => {
-    handler = (_req, res) => json(res, 503, { error: 'down' });
+    srv.handler = (_req, res) => json(res, 503, { error: 'down' });
     const { c } = client();
     await expect(c.api.posts.approve('p1')).rejects.toBeInstanceOf(SpsApiErrorA);
-    expect(seen).toHaveLength(1);
-    expect(seen[0]?.headers['idempotency-key']).toBeUndefined();
-    seen = [];
+    expect(srv.seen).toHaveLength(1);
+    expect(srv.seen[0]?.headers['idempotency-key']).toBeUndefined();
+    srv.seen = [];
     await expect(c.v1.posts.publish('p1', { idempotencyKey: false })).rejects.toBeInstanceOf(SpsApiErrorB);
-    expect(seen).toHaveLength(1);
-    expect(seen[0]?.headers['idempotency-key']).toBeUndefined();
+    expect(srv.seen).toHaveLength(1);
+    expect(srv.seen[0]?.headers['idempotency-key']).toBeUndefined();
   });
 
   it('sends a caller-given key on every attempt, and a new key for each logical call', async () => {
-    handler = (_req, res, n) => (n % 2 === 1 ? json(res, 503, errorB('x')) : json(res, 200, postB('p1')));
+    srv.handler = (_req, res, n) => (n % 2 === 1 ? json(res, 503, errorB('x')) : json(res, 200, postB('p1')));
     const { c } = client();
     await c.v1.posts.publish('p1', { idempotencyKey: 'order-42-publish' });
-    expect(seen.map((s) => s.headers['idempotency-key'])).toEqual(['order-42-publish', 'order-42-publish']);
-    seen = [];
+    expect(srv.seen.map((s) => s.headers['idempotency-key'])).toEqual([
+      'order-42-publish',
+      'order-42-publish',
+    ]);
+    srv.seen = [];
     await c.v1.posts.publish('p1');
     await c.v1.posts.publish('p1');
-    const [a, a2, b, b2] = seen.map((s) => s.headers['idempotency-key']);
+    const [a, a2, b, b2] = srv.seen.map((s) => s.headers['idempotency-key']);
     expect(a).toBe(a2);
     expect(b).toBe(b2);
     expect(a).not.toBe(b);
   });
 
   it('waits out a 409 idempotency_key_in_use with the same key', async () => {
-    handler = (_req, res, n) =>
+    srv.handler = (_req, res, n) =>
       n === 1 ? json(res, 409, errorB('idempotency_key_in_use')) : json(res, 201, postB('p1'));
     const { c } = client();
     await c.v1.posts.create({ content: 'x', platforms: ['twitter'] });
-    expect(seen).toHaveLength(2);
-    seen = [];
-    handler = (_req, res) => json(res, 409, errorB('post_not_publishable'));
+    expect(srv.seen).toHaveLength(2);
+    srv.seen = [];
+    srv.handler = (_req, res) => json(res, 409, errorB('post_not_publishable'));
     await expect(c.v1.posts.publish('p1')).rejects.toMatchObject({
       status: 409,
       code: 'post_not_publishable',
     });
-    expect(seen).toHaveLength(1);
+    expect(srv.seen).toHaveLength(1);
   });
 
   it('retries an idempotent call after a dropped connection, and reports a transport error when it persists', async () => {
-    handler = (_req, res, n) => (n === 1 ? res.socket?.destroy() : json(res, 200, { accounts: [] }));
+    srv.handler = (_req, res, n) => (n === 1 ? res.socket?.destroy() : json(res, 200, { accounts: [] }));
     const { c, retries } = client();
     expect(await c.v1.accounts.list()).toEqual({ accounts: [] });
     expect(retries).toEqual([expect.objectContaining({ attempt: 1, status: undefined })]);
 
-    handler = (_req, res) => res.socket?.destroy();
+    srv.handler = (_req, res) => res.socket?.destroy();
     const error = await c.v1.accounts.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SpsTransportError);
     expect((error as SpsTransportError).attempts).toBe(4);
   });
 
   it('times out a silent server per attempt', async () => {
-    handler = () => undefined;
+    srv.handler = () => undefined;
     const { c } = client({ timeoutMs: 100, retry: { maxAttempts: 2, baseDelayMs: 1, jitterMs: 0 } });
     const error = (await c.v1.accounts.list().catch((e: unknown) => e)) as SpsTransportError;
     expect(error).toBeInstanceOf(SpsTransportError);
     expect(error.message).toContain('no answer within 100 ms');
-    expect(seen).toHaveLength(2);
-    server.closeAllConnections();
+    expect(srv.seen).toHaveLength(2);
+    srv.server.closeAllConnections();
   });
 
   it("stops at once when the caller's signal aborts during a wait", async () => {
-    handler = (_req, res) => json(res, 429, errorB('rate_limited'), { 'retry-after': '30' });
+    srv.handler = (_req, res) => json(res, 429, errorB('rate_limited'), { 'retry-after': '30' });
     const { c } = client();
     const controller = new AbortController();
     const call = c.v1.posts.list({ signal: controller.signal });
     setTimeout(() => controller.abort(new Error('stopped by caller')), 50);
     await expect(call).rejects.toThrow('stopped by caller');
-    expect(seen).toHaveLength(1);
+    expect(srv.seen).toHaveLength(1);
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {
@@ -223,18 +183,18 @@ describe('retries', () => {
 
 describe('requests and errors', () => {
   it('sends the key as a Bearer token, JSON bodies, encoded path parameters and the query', async () => {
-    handler = (_req, res) => json(res, 200, { posts: [], total: 0 });
-    const { c } = client({ baseUrl: `${baseUrl}/`, headers: { 'user-agent': 'example/1.0' } });
+    srv.handler = (_req, res) => json(res, 200, { posts: [], total: 0 });
+    const { c } = client({ baseUrl: `${srv.baseUrl}/`, headers: { 'user-agent': 'example/1.0' } });
     await c.v1.posts.list({ query: { status: 'draft', limit: 5 } });
     await c.v1.posts.get('a/b?c').catch(() => undefined);
-    expect(seen[0]?.url).toBe('/v1/posts?status=draft&limit=5');
-    expect(seen[0]?.headers.authorization).toBe('Bearer sps_test_key');
-    expect(seen[0]?.headers['user-agent']).toBe('example/1.0');
-    expect(seen[1]?.url).toBe('/v1/posts/a%2Fb%3Fc');
+    expect(srv.seen[0]?.url).toBe('/v1/posts?status=draft&limit=5');
+    expect(srv.seen[0]?.headers.authorization).toBe('Bearer sps_test_key');
+    expect(srv.seen[0]?.headers['user-agent']).toBe('example/1.0');
+    expect(srv.seen[1]?.url).toBe('/v1/posts/a%2Fb%3Fc');
   });
 
   it("throws each variant's error body typed, with the field it names", async () => {
-    handler = (req, res) =>
+    srv.handler = (req, res) =>
       req.url.startsWith('/api')
         ? json(res, 400, {
             error: 'platforms: at least one',
@@ -263,66 +223,14 @@ describe('requests and errors', () => {
       .catch((e: unknown) => e)) as SpsApiErrorB;
     expect([b.variant, b.status, b.code, b.field]).toEqual(['B', 422, 'content_too_long', 'content']);
     // A 4xx other than 408/429 is never retried.
-    expect(seen).toHaveLength(2);
+    expect(srv.seen).toHaveLength(2);
   });
 
   it('wraps a body that is not the error shape (a proxy page) in it', async () => {
-    handler = (_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+    srv.handler = (_req, res) =>
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
     const { c } = client();
     const b = (await c.v1.posts.get('p1').catch((e: unknown) => e)) as SpsApiErrorB;
     expect(b.body).toEqual({ error: '<h1>Not Found</h1>', code: 'not_found', details: {} });
-  });
-});
-
-describe('pagination', () => {
-  const ids = Array.from({ length: 250 }, (_, i) => `p${i}`);
-
-  it('iterates every Variant B post, one page per request, only as far as it is read', async () => {
-    handler = (req, res) => {
-      const url = new URL(req.url, baseUrl);
-      const limit = Number(url.searchParams.get('limit'));
-      const offset = Number(url.searchParams.get('offset'));
-      json(res, 200, { posts: ids.slice(offset, offset + limit).map(postB), total: ids.length });
-    };
-    const { c } = client();
-    const got: string[] = [];
-    for await (const post of c.v1.posts.iterate({ query: { status: 'draft' } })) got.push(post.id);
-    expect(got).toEqual(ids);
-    expect(seen.map((s) => s.url)).toEqual([
-      '/v1/posts?status=draft&limit=100&offset=0',
-      '/v1/posts?status=draft&limit=100&offset=100',
-      '/v1/posts?status=draft&limit=100&offset=200',
-    ]);
-    seen = [];
-    const firstFive: string[] = [];
-    for await (const post of c.v1.posts.iterate({ pageSize: 3 })) {
-      firstFive.push(post.id);
-      if (firstFive.length === 5) break;
-    }
-    expect(firstFive).toEqual(ids.slice(0, 5));
-    expect(seen).toHaveLength(2);
-  });
-
-  it('follows Variant A hasMore/nextOffset, skips an item seen twice and honours maxItems', async () => {
-    handler = (req, res) => {
-      const url = new URL(req.url, baseUrl);
-      const offset = Number(url.searchParams.get('offset'));
-      // A post created meanwhile shifts the second page by one: p1 comes again.
-      const page = offset === 0 ? ['p0', 'p1'] : ['p1', 'p2'];
-      json(res, 200, {
-        success: true,
-        posts: page.map((id) => ({ id })),
-        total: 4,
-        hasMore: offset === 0,
-        ...(offset === 0 ? { nextOffset: 2 } : {}),
-      });
-    };
-    const { c } = client();
-    const got: string[] = [];
-    for await (const post of c.api.posts.iterate({ pageSize: 2 })) got.push(post.id);
-    expect(got).toEqual(['p0', 'p1', 'p2']);
-    const limited: string[] = [];
-    for await (const post of c.api.posts.iterate({ pageSize: 2, maxItems: 1 })) limited.push(post.id);
-    expect(limited).toEqual(['p0']);
   });
 });
