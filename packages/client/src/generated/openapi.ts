@@ -3,7 +3,7 @@
  * Do not make direct changes to the file.
  */
 
-// Generated from GET /openapi.json by `npm run -w tools/openapi-client generate`.
+// Generated from GET /openapi.json by `npm run -w packages/client generate`.
 export interface paths {
     "/api/posts": {
         parameters: {
