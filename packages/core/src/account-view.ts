@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { audienceOf, reconnectWouldAdd } from './network-permissions.js';
 import { PLATFORMS, type TPlatform } from './platforms.js';
 
 /** A connected social account as presenters read it (credentials never leave the repository). */
@@ -13,23 +14,51 @@ export interface TSocialAccountRecord {
   needsReauth: boolean;
   /** When the access token expires, where known. */
   tokenExpiresAt: Date | null;
+  /** The scopes the network granted (space-separated, as stored); null: unknown (a token from outside). */
+  grantedScopes?: string | null;
   connectedAt: Date;
   disconnectedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
+/**
+ * What the account was granted, and what a reconnect would add (the scopes the service asks for now that
+ * the grant lacks: a permission the person unticked, or one asked since the account was connected).
+ * Unknown grants (a token from outside) are null with nothing to add.
+ */
+export function permissionsOf(account: TSocialAccountRecord): {
+  permissions: string[] | null;
+  reconnectToGrant: string[];
+} {
+  const stored = account.grantedScopes?.trim();
+  if (!stored) return { permissions: null, reconnectToGrant: [] };
+  const permissions = stored.split(/\s+/);
+  return {
+    permissions,
+    reconnectToGrant: reconnectWouldAdd(
+      account.platform,
+      audienceOf(account.platform, account.externalId),
+      permissions,
+    ),
+  };
+}
+
 export function presentAccountA(account: TSocialAccountRecord) {
+  const { permissions, reconnectToGrant } = permissionsOf(account);
   return {
     id: account.id,
     platform: account.platform,
     accountName: account.accountName,
     needsReauth: account.needsReauth,
+    permissions,
+    reconnectToGrant,
   };
 }
 
 /** Variant B's account; also the `data.account` of account events. */
 export function presentAccountB(account: TSocialAccountRecord) {
+  const { permissions, reconnectToGrant } = permissionsOf(account);
   return {
     id: account.id,
     platform: account.platform,
@@ -39,6 +68,8 @@ export function presentAccountB(account: TSocialAccountRecord) {
     is_active: account.isActive,
     needs_reauth: account.needsReauth,
     token_expires_at: account.tokenExpiresAt?.toISOString() ?? null,
+    permissions,
+    reconnect_to_grant: reconnectToGrant,
     connected_at: account.connectedAt.toISOString(),
     disconnected_at: account.disconnectedAt?.toISOString() ?? null,
     created_at: account.createdAt.toISOString(),
@@ -53,6 +84,10 @@ export const ZAccountViewA = z.object({
   platform: z.enum(PLATFORMS),
   accountName: z.string(),
   needsReauth: z.boolean(),
+  /** The scopes the network granted; null when unknown (connected with a token from outside). */
+  permissions: z.array(z.string()).nullable(),
+  /** Scopes the service asks for that the grant lacks: reconnect to grant them. */
+  reconnectToGrant: z.array(z.string()),
 });
 presentAccountA satisfies (account: TSocialAccountRecord) => z.output<typeof ZAccountViewA>;
 
@@ -65,6 +100,8 @@ export const ZAccountViewB = z.object({
   is_active: z.boolean(),
   needs_reauth: z.boolean(),
   token_expires_at: z.iso.datetime().nullable(),
+  permissions: z.array(z.string()).nullable(),
+  reconnect_to_grant: z.array(z.string()),
   connected_at: z.iso.datetime(),
   disconnected_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),

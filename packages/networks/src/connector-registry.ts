@@ -14,6 +14,7 @@ import { createTelegramConnector } from './telegram.connector.js';
 import { createThreadsConnector } from './threads.connector.js';
 import { createTiktokConnector } from './tiktok.connector.js';
 import { createTwitterConnector } from './twitter.connector.js';
+import { guardPermissions } from './permissions/permission-guard.js';
 import { createYoutubeConnector } from './youtube.connector.js';
 
 type TFactory = (options: TConnectorOptions) => TNetworkConnector;
@@ -57,7 +58,8 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
   for (const [platform, factory] of Object.entries(FACTORIES) as [TPlatform, TFactory][]) {
     const baseUrl = config.baseUrls[platform];
     const apiVersion = config.apiVersions?.[platform];
-    out[platform] = factory({
+    // Every call checks the account's permissions first (DESIGN invariant 12).
+    out[platform] = guardPermissions(factory({
       ...(baseUrl ? { baseUrl } : {}),
       ...(apiVersion ? { apiVersion } : {}),
       ...(config.processingWait ? { processingWait: config.processingWait } : {}),
@@ -66,7 +68,7 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
         ? { videoServiceUrl: config.blueskyVideoUrl }
         : {}),
       fetchMedia,
-    });
+    }));
   }
   return out;
 }
