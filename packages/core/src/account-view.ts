@@ -44,15 +44,13 @@ export function permissionsOf(account: TSocialAccountRecord): {
   };
 }
 
+/** Variant A's account is exactly the spec's four fields; permissions are shown by Variant B and the dashboard. */
 export function presentAccountA(account: TSocialAccountRecord) {
-  const { permissions, reconnectToGrant } = permissionsOf(account);
   return {
     id: account.id,
     platform: account.platform,
     accountName: account.accountName,
     needsReauth: account.needsReauth,
-    permissions,
-    reconnectToGrant,
   };
 }
 
@@ -84,10 +82,6 @@ export const ZAccountViewA = z.object({
   platform: z.enum(PLATFORMS),
   accountName: z.string(),
   needsReauth: z.boolean(),
-  /** The scopes the network granted; null when unknown (connected with a token from outside). */
-  permissions: z.array(z.string()).nullable(),
-  /** Scopes the service asks for that the grant lacks: reconnect to grant them. */
-  reconnectToGrant: z.array(z.string()),
 });
 presentAccountA satisfies (account: TSocialAccountRecord) => z.output<typeof ZAccountViewA>;
 
@@ -100,7 +94,9 @@ export const ZAccountViewB = z.object({
   is_active: z.boolean(),
   needs_reauth: z.boolean(),
   token_expires_at: z.iso.datetime().nullable(),
+  /** The scopes the network granted; null when unknown (connected with a token from outside). */
   permissions: z.array(z.string()).nullable(),
+  /** Scopes the service asks for that the grant lacks: reconnect to grant them. */
   reconnect_to_grant: z.array(z.string()),
   connected_at: z.iso.datetime(),
   disconnected_at: z.iso.datetime().nullable(),

@@ -49,13 +49,13 @@ const YT_READ = [YT('youtube.force-ssl'), YT('youtube.readonly'), YT('youtube'),
 
 export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermissionRow[]>> = {
   twitter: [
+    { call: 'post', endpoint: 'POST /2/tweets', needs: ['tweet.read', 'tweet.write', 'users.read'], doc: X_POST },
     {
       call: 'identity',
       endpoint: 'GET /2/users/me',
       needs: ['tweet.read', 'users.read'],
       doc: 'https://docs.x.com/x-api/users/user-lookup-me',
     },
-    { call: 'post', endpoint: 'POST /2/tweets', needs: ['tweet.read', 'tweet.write', 'users.read'], doc: X_POST },
     { call: 'reply', endpoint: 'POST /2/tweets (reply)', needs: ['tweet.read', 'tweet.write', 'users.read'], doc: X_POST },
     {
       call: 'media',

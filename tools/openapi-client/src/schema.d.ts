@@ -739,6 +739,8 @@ export interface components {
             is_active: boolean;
             needs_reauth: boolean;
             token_expires_at: string | null;
+            permissions: string[] | null;
+            reconnect_to_grant: string[];
             /** Format: date-time */
             connected_at: string;
             disconnected_at: string | null;

@@ -88,10 +88,12 @@ function afterRefusal(
   const recognise = REFUSAL[account.platform];
   if (!recognise?.(failure.status, failure.body ?? '')) return null;
   const missing = lacking(account, calls);
-  const named =
-    missing && missing.length > 0
-      ? missing
-      : neededFor(account.platform, audienceOf(account.platform, account.externalId), calls);
+  const audience = audienceOf(account.platform, account.externalId);
+  // Grant unknown: what the call needs, less what the connect's identity call already proved granted.
+  const proven = new Set(neededFor(account.platform, audience, ['identity']));
+  const needed = neededFor(account.platform, audience, calls);
+  const unproven = needed.filter((scope) => !proven.has(scope));
+  const named = missing && missing.length > 0 ? missing : unproven.length > 0 ? unproven : needed;
   return permissionFailure(account.platform, named.length > 0 ? named : ['(unnamed)'], failure);
 }
 
