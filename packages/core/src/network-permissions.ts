@@ -139,7 +139,7 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     {
       call: 'identity',
       endpoint: 'GET /rest/organizationAcls, GET /rest/organizations/{id}',
-      needs: ['openid', 'profile', ['r_organization_admin', 'rw_organization_admin']],
+      needs: [['r_organization_admin', 'rw_organization_admin']],
       doc: 'https://learn.microsoft.com/en-us/linkedin/marketing/community-management/organizations/organization-access-control-by-role',
       audience: 'organization',
     },

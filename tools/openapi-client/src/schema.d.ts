@@ -629,6 +629,8 @@ export interface components {
                      * @constant
                      */
                     resolvedBy?: "readback";
+                    /** @description Present when the network published with a qualification (a YouTube video locked to private). */
+                    note?: string;
                 } | {
                     error: string;
                 };
@@ -664,6 +666,8 @@ export interface components {
              * @constant
              */
             resolvedBy?: "readback";
+            /** @description Present when the network published with a qualification (a YouTube video locked to private). */
+            note?: string;
             /** @description What failed and what to do next. */
             error?: string;
         };
@@ -717,6 +721,8 @@ export interface components {
                      * @constant
                      */
                     resolved_by?: "readback";
+                    /** @description Present when the network published with a qualification (a YouTube video locked to private). */
+                    note?: string;
                 } | {
                     /** @constant */
                     success: false;
