@@ -49,14 +49,24 @@ const YT_READ = [YT('youtube.force-ssl'), YT('youtube.readonly'), YT('youtube'),
 
 export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermissionRow[]>> = {
   twitter: [
-    { call: 'post', endpoint: 'POST /2/tweets', needs: ['tweet.read', 'tweet.write', 'users.read'], doc: X_POST },
+    {
+      call: 'post',
+      endpoint: 'POST /2/tweets',
+      needs: ['tweet.read', 'tweet.write', 'users.read'],
+      doc: X_POST,
+    },
     {
       call: 'identity',
       endpoint: 'GET /2/users/me',
       needs: ['tweet.read', 'users.read'],
       doc: 'https://docs.x.com/x-api/users/user-lookup-me',
     },
-    { call: 'reply', endpoint: 'POST /2/tweets (reply)', needs: ['tweet.read', 'tweet.write', 'users.read'], doc: X_POST },
+    {
+      call: 'reply',
+      endpoint: 'POST /2/tweets (reply)',
+      needs: ['tweet.read', 'tweet.write', 'users.read'],
+      doc: X_POST,
+    },
     {
       call: 'media',
       endpoint: 'POST /2/media/upload (initialize, append, finalize), GET /2/media/upload',
@@ -319,7 +329,7 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'media',
-      endpoint: 'POST graph-video /{page}/videos (resumable upload session: start, transfer, finish)',
+      endpoint: 'POST /{page}/videos (file_url)',
       needs: ['pages_manage_posts', 'pages_read_engagement'],
       doc: 'https://developers.facebook.com/docs/video-api/guides/publishing',
     },
@@ -460,7 +470,9 @@ function flat(need: string | readonly string[]): readonly string[] {
 
 /** The audience of an account: LinkedIn organizations post as `urn:li:organization:…`. */
 export function audienceOf(platform: TPlatform, externalId: string | null): TAudience {
-  return platform === 'linkedin' && externalId?.startsWith('urn:li:organization:') ? 'organization' : 'member';
+  return platform === 'linkedin' && externalId?.startsWith('urn:li:organization:')
+    ? 'organization'
+    : 'member';
 }
 
 /** The rows that apply to an account of this audience. */
@@ -500,12 +512,20 @@ export function missingFor(
 }
 
 /** Every permission a call needs, named by the scope the service asks for (for an account whose grant is unknown). */
-export function neededFor(platform: TPlatform, audience: TAudience, calls: readonly TPermissionCall[]): string[] {
+export function neededFor(
+  platform: TPlatform,
+  audience: TAudience,
+  calls: readonly TPermissionCall[],
+): string[] {
   return missingFor(platform, audience, calls, new Set());
 }
 
 /** Scopes a reconnect would add to what an account holds (what the service asks minus what was granted). */
-export function reconnectWouldAdd(platform: TPlatform, audience: TAudience, granted: readonly string[]): string[] {
+export function reconnectWouldAdd(
+  platform: TPlatform,
+  audience: TAudience,
+  granted: readonly string[],
+): string[] {
   const have = new Set(granted);
   return missingFor(
     platform,

@@ -87,7 +87,8 @@ export const ZPlatformResultB = z.union([
         "Present when the network's answer was lost and the post was found by reading the network back.",
     }),
     note: z.string().optional().meta({
-      description: 'Present when the network published with a qualification (a YouTube video locked to private).',
+      description:
+        'Present when the network published with a qualification (a YouTube video locked to private).',
     }),
   }),
   z.object({ success: z.literal(false), error: z.string() }),

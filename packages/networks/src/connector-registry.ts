@@ -9,12 +9,12 @@ import { createInstagramConnector } from './instagram.connector.js';
 import { createLinkedInConnector } from './linkedin.connector.js';
 import { createMastodonConnector } from './mastodon.connector.js';
 import { createMediaFetcher, type TMediaFetchConfig } from './media-fetch.js';
+import { guardPermissions } from './permissions/permission-guard.js';
 import { createSlackConnector } from './slack.connector.js';
 import { createTelegramConnector } from './telegram.connector.js';
 import { createThreadsConnector } from './threads.connector.js';
 import { createTiktokConnector } from './tiktok.connector.js';
 import { createTwitterConnector } from './twitter.connector.js';
-import { guardPermissions } from './permissions/permission-guard.js';
 import { createYoutubeConnector } from './youtube.connector.js';
 
 type TFactory = (options: TConnectorOptions) => TNetworkConnector;
@@ -59,16 +59,18 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
     const baseUrl = config.baseUrls[platform];
     const apiVersion = config.apiVersions?.[platform];
     // Every call checks the account's permissions first (DESIGN invariant 12).
-    out[platform] = guardPermissions(factory({
-      ...(baseUrl ? { baseUrl } : {}),
-      ...(apiVersion ? { apiVersion } : {}),
-      ...(config.processingWait ? { processingWait: config.processingWait } : {}),
-      ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
-      ...(platform === 'bluesky' && config.blueskyVideoUrl
-        ? { videoServiceUrl: config.blueskyVideoUrl }
-        : {}),
-      fetchMedia,
-    }));
+    out[platform] = guardPermissions(
+      factory({
+        ...(baseUrl ? { baseUrl } : {}),
+        ...(apiVersion ? { apiVersion } : {}),
+        ...(config.processingWait ? { processingWait: config.processingWait } : {}),
+        ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+        ...(platform === 'bluesky' && config.blueskyVideoUrl
+          ? { videoServiceUrl: config.blueskyVideoUrl }
+          : {}),
+        fetchMedia,
+      }),
+    );
   }
   return out;
 }

@@ -181,7 +181,10 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
     let privacy = checked.status?.privacyStatus;
     if (!privacy) {
       privacy = await http
-        .get('youtube/v3/videos', { searchParams: { part: 'status', id: checked.id }, headers: headers(account) })
+        .get('youtube/v3/videos', {
+          searchParams: { part: 'status', id: checked.id },
+          headers: headers(account),
+        })
         .json<{ items?: TVideo[] }>()
         .then((body) => body.items?.[0]?.status?.privacyStatus)
         .catch(() => undefined);

@@ -80,7 +80,12 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
   // https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api
   linkedin: [
     { method: 'GET', path: re('/v2/userinfo'), needs: ['openid', 'profile'], resource: 'userinfo.GET' },
-    { method: 'POST', path: re('/rest/posts'), needs: [LI_WRITE], resource: 'partnerApiPostsExternal.CREATE' },
+    {
+      method: 'POST',
+      path: re('/rest/posts'),
+      needs: [LI_WRITE],
+      resource: 'partnerApiPostsExternal.CREATE',
+    },
     {
       method: 'GET',
       path: re('/rest/posts'),
@@ -91,9 +96,24 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       ],
       resource: 'partnerApiPostsExternal.FINDER-author',
     },
-    { method: 'DELETE', path: /^\/rest\/posts\//, needs: [LI_WRITE], resource: 'partnerApiPostsExternal.DELETE' },
-    { method: 'POST', path: re('/rest/(images|videos)'), needs: [LI_WRITE], resource: 'partnerApiAssets.ACTION' },
-    { method: '*', path: /^\/rest\/socialActions\//, needs: [LI_WRITE], resource: 'partnerApiSocialActions.CREATE' },
+    {
+      method: 'DELETE',
+      path: /^\/rest\/posts\//,
+      needs: [LI_WRITE],
+      resource: 'partnerApiPostsExternal.DELETE',
+    },
+    {
+      method: 'POST',
+      path: re('/rest/(images|videos)'),
+      needs: [LI_WRITE],
+      resource: 'partnerApiAssets.ACTION',
+    },
+    {
+      method: '*',
+      path: /^\/rest\/socialActions\//,
+      needs: [LI_WRITE],
+      resource: 'partnerApiSocialActions.CREATE',
+    },
     {
       method: 'GET',
       path: /^\/rest\/organization(Acls|s\/)/,
@@ -116,15 +136,27 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
         ),
       ],
     },
-    { method: 'POST', path: re('/v2/post/publish/(creator_info/query|video/init|content/init)'), needs: ['video.publish'] },
+    {
+      method: 'POST',
+      path: re('/v2/post/publish/(creator_info/query|video/init|content/init)'),
+      needs: ['video.publish'],
+    },
     { method: 'POST', path: re('/v2/post/publish/status/fetch'), needs: [['video.publish', 'video.upload']] },
   ],
   // Threads "Get started" permissions and Delete Posts (threads_delete); replies need threads_read_replies.
   // https://developers.facebook.com/docs/threads/get-started, .../posts/delete-posts
   threads: [
     { method: 'GET', path: re(`${V}/me`), needs: ['threads_basic'] },
-    { method: 'POST', path: re(`${V}/${ID}/(threads|threads_publish)`), needs: ['threads_basic', 'threads_content_publish'] },
-    { method: 'GET', path: re(`${V}/${ID}/(replies|conversation)`), needs: ['threads_basic', 'threads_read_replies'] },
+    {
+      method: 'POST',
+      path: re(`${V}/${ID}/(threads|threads_publish)`),
+      needs: ['threads_basic', 'threads_content_publish'],
+    },
+    {
+      method: 'GET',
+      path: re(`${V}/${ID}/(replies|conversation)`),
+      needs: ['threads_basic', 'threads_read_replies'],
+    },
     { method: 'DELETE', path: re(`${V}/${ID}`), needs: ['threads_basic', 'threads_delete'] },
     { method: 'GET', path: new RegExp(`^${V}/`), needs: ['threads_basic'] },
   ],
@@ -149,7 +181,11 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       path: re(`${V}/${ID}/(feed|photos|videos)`),
       needs: ['pages_manage_posts', 'pages_read_engagement'],
     },
-    { method: 'POST', path: re(`${V}/${ID}/comments`), needs: ['pages_manage_engagement', 'pages_read_engagement'] },
+    {
+      method: 'POST',
+      path: re(`${V}/${ID}/comments`),
+      needs: ['pages_manage_engagement', 'pages_read_engagement'],
+    },
     { method: 'GET', path: re(`${V}/${ID}/published_posts`), needs: ['pages_read_engagement'] },
     { method: 'DELETE', path: re(`${V}/${ID}`), needs: ['pages_manage_posts', 'pages_read_engagement'] },
   ],
@@ -189,7 +225,9 @@ function refuse(platform: TPlatform, req: Request, res: Response, rule: TRule, m
         error: {
           code: 403,
           message: 'Request had insufficient authentication scopes.',
-          errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }],
+          errors: [
+            { message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' },
+          ],
           status: 'PERMISSION_DENIED',
           details: [
             {
@@ -253,7 +291,11 @@ export function registerScopeGuards(app: Express, sim: SimState): void {
       const store = oauthStoreOf.peek(sim);
       const found = token && store ? store.tokens.get(token) : undefined;
       // Tokens from outside, and tokens the endpoint refuses anyway (expired, revoked), go on.
-      if (!found || found.platform !== platform || store?.statusOf(token ?? '', platform, 'access') !== 'valid') {
+      if (
+        !found ||
+        found.platform !== platform ||
+        store?.statusOf(token ?? '', platform, 'access') !== 'valid'
+      ) {
         return next();
       }
       const missing = lacking(needsOf(rule, req), new Set(found.scopes.split(/[ ,]+/).filter(Boolean)));

@@ -194,7 +194,13 @@ function botIdentity(
   accountName: string,
   input: Record<string, string>,
 ): TConnectedIdentity {
-  return { externalId, accountName, credentials: { token: input.bot_token ?? '' }, tokenExpiresAt: null, permissions: null };
+  return {
+    externalId,
+    accountName,
+    credentials: { token: input.bot_token ?? '' },
+    tokenExpiresAt: null,
+    permissions: null,
+  };
 }
 
 /**

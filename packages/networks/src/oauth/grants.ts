@@ -1,6 +1,6 @@
 import type { TSocialCredentials } from '@sps/core';
-import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from 'arctic';
 import { parseScopes } from '@sps/core';
+import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from 'arctic';
 import { expiresIn, OAuthError, type TOAuthCall, type TTokenSet } from './oauth-types.js';
 import { jsonRequest } from './token-http.js';
 

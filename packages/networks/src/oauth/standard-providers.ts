@@ -183,9 +183,7 @@ export const linkedinOAuth: TOAuthProvider = {
       call,
       state,
       null,
-      selection?.startsWith('organization')
-        ? LINKEDIN_ORGANIZATION_SCOPES
-        : linkedinOAuth.scopes,
+      selection?.startsWith('organization') ? LINKEDIN_ORGANIZATION_SCOPES : linkedinOAuth.scopes,
     ),
   async complete(call, code, _verifier, selection) {
     const { tokens } = await codeGrant(call, 'post', code, null);

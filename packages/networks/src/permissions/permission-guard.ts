@@ -33,7 +33,8 @@ const REFUSAL: Partial<Record<TPlatform, (status: number | undefined, body: stri
   instagram: (_s, b) => /"code":\s*(10|2\d\d)\b/.test(b),
   facebook: (_s, b) => /"code":\s*(10|2\d\d)\b/.test(b),
   twitter: (s, b) =>
-    s === 403 && (b.includes('problems/client-forbidden') || b.includes('problems/unsupported-authentication')),
+    s === 403 &&
+    (b.includes('problems/client-forbidden') || b.includes('problems/unsupported-authentication')),
   linkedin: (s, b) => s === 403 && b.includes('ACCESS_DENIED') && /permission/i.test(b),
   mastodon: (s, b) => s === 403 && b.includes('outside the authorized scopes'),
   slack: (_s, b) => b.includes('missing_scope'),
