@@ -442,23 +442,30 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
       doc: 'https://docs.slack.dev/reference/methods/chat.delete',
     },
   ],
+  // Discord bots hold channel permissions (set in the server), not OAuth scopes: named as Discord does.
   discord: [
     {
       call: 'post',
-      endpoint: 'POST /channels/{id}/messages (bot: VIEW_CHANNEL, SEND_MESSAGES; files: ATTACH_FILES)',
-      needs: ['bot'],
+      endpoint: 'POST /channels/{id}/messages',
+      needs: ['VIEW_CHANNEL', 'SEND_MESSAGES'],
+      doc: 'https://discord.com/developers/docs/resources/message#create-message',
+    },
+    {
+      call: 'media',
+      endpoint: 'POST /channels/{id}/messages (files)',
+      needs: ['ATTACH_FILES'],
       doc: 'https://discord.com/developers/docs/resources/message#create-message',
     },
     {
       call: 'read_back',
-      endpoint: 'GET /channels/{id}/messages (bot: READ_MESSAGE_HISTORY)',
-      needs: ['bot'],
+      endpoint: 'GET /channels/{id}/messages',
+      needs: ['VIEW_CHANNEL', 'READ_MESSAGE_HISTORY'],
       doc: 'https://discord.com/developers/docs/resources/message#get-channel-messages',
     },
     {
       call: 'delete',
-      endpoint: "DELETE /channels/{id}/messages/{id} (the bot's own message)",
-      needs: ['bot'],
+      endpoint: "DELETE /channels/{id}/messages/{id} (the bot's own message: no permission)",
+      needs: [],
       doc: 'https://discord.com/developers/docs/resources/message#delete-message',
     },
   ],

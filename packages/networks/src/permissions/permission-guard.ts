@@ -41,6 +41,15 @@ const REFUSAL: Partial<Record<TPlatform, (status: number | undefined, body: stri
   discord: (_s, b) => /"code":\s*50013\b/.test(b),
 };
 
+/** Where a missing permission is granted: the network's consent page, or the bot's settings. */
+function howToGrant(platform: TPlatform, network: string, missing: string): string {
+  if (platform === 'discord')
+    return `Give the bot ${missing} in the channel (server settings), then reconnect or retry.`;
+  if (platform === 'slack')
+    return `Add ${missing} to the Slack app's bot token scopes, reinstall the app, then reconnect the account with its new token.`;
+  return `Reconnect the ${network} account and grant ${missing}.`;
+}
+
 function list(scopes: readonly string[]): string {
   return scopes.join(', ');
 }
@@ -57,7 +66,7 @@ export function permissionFailure(
     kind: 'rejected',
     message:
       `${network} needs the ${list(missing)} ${plural} for this, which the account was not granted` +
-      `${refusedBy ? ` (${network} refused the call)` : ''}. Reconnect the ${network} account and grant ${list(missing)}.`,
+      `${refusedBy ? ` (${network} refused the call)` : ''}. ${howToGrant(platform, network, list(missing))}`,
     ...(refusedBy?.status !== undefined ? { status: refusedBy.status } : {}),
     ...(refusedBy?.body !== undefined ? { body: refusedBy.body } : {}),
   };
