@@ -405,6 +405,35 @@ describe('permissions as the networks grant them', () => {
     expect(simPosts(api, 'threads', m)[0]?.deleted).toBe(false);
   });
 
+  it('threads: threads_read_replies withheld — reading a reply back is refused by Threads and named', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    const id = accountIdOf(
+      await connectFlow(api, apiKey, { platform: 'threads', redirect_uri: redirect }, 'tara2', 'allow', [
+        'threads_read_replies',
+      ]),
+    );
+    const account = await loaded(accountId, id, 'threads');
+    const probe = {
+      account,
+      text: 'a reply',
+      root: null,
+      mediaCount: 0,
+      idempotencyKey: 'k',
+      since: new Date(Date.now() - 60_000),
+      until: new Date(),
+    };
+    const connector = api.publisher?.context.connectors.threads;
+    // A top-level post is read with threads_basic alone.
+    expect((await connector?.findPublished?.({ ...probe, replyTo: null }))?.kind).toBe('absent');
+    const reply = await connector?.findPublished?.({ ...probe, replyTo: { remoteId: '1789' } });
+    // A person checks (the read-back cannot tell), told which permission is missing.
+    expect(reply).toMatchObject({
+      kind: 'cannot_tell',
+      reason: expect.stringMatching(/threads_read_replies.*Reconnect/),
+    });
+    expect(reply?.kind === 'cannot_tell' ? reply.reason : '').not.toContain('threads_basic');
+  });
+
   it('instagram: instagram_business_content_publish withheld — fails naming it, never sent', async () => {
     const { apiKey } = await api.account('pro');
     accountIdOf(

@@ -15,6 +15,8 @@ export type TPermissionCall =
   | 'reply'
   | 'delete'
   | 'read_back'
+  /** Reading back a reply (Threads reads replies with threads_read_replies). */
+  | 'read_back_reply'
   | 'refresh'
   | 'metrics';
 
@@ -257,7 +259,13 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'read_back',
-      endpoint: 'GET /{user}/threads; GET /{user}/replies for replies (threads_read_replies)',
+      endpoint: 'GET /{user}/threads',
+      needs: ['threads_basic'],
+      doc: 'https://developers.facebook.com/docs/threads/posts/retrieve-posts',
+    },
+    {
+      call: 'read_back_reply',
+      endpoint: 'GET /{user}/replies',
       needs: ['threads_basic', 'threads_read_replies'],
       doc: META_THREADS,
     },

@@ -130,7 +130,9 @@ export function guardPermissions(connector: TNetworkConnector): TNetworkConnecto
   const find = connector.findPublished?.bind(connector);
   if (find) {
     guarded.findPublished = async (probe) => {
-      const missing = lacking(probe.account, ['read_back']);
+      const calls: TPermissionCall[] =
+        probe.replyTo || probe.root ? ['read_back', 'read_back_reply'] : ['read_back'];
+      const missing = lacking(probe.account, calls);
       if (missing && missing.length > 0) {
         const network = NAMES[probe.account.platform] ?? probe.account.platform;
         return {
@@ -139,8 +141,20 @@ export function guardPermissions(connector: TNetworkConnector): TNetworkConnecto
         };
       }
       const outcome = await find(probe);
+      if (outcome.kind === 'cannot_tell') {
+        // A refused read is reported as "cannot tell" with the network's answer (readback-match.ts):
+        // when that answer is a permission refusal, the reason names the permission.
+        const status = Number(/HTTP (\d{3})/.exec(outcome.reason)?.[1]) || undefined;
+        const named = afterRefusal(probe.account, calls, {
+          kind: 'rejected',
+          message: outcome.reason,
+          ...(status ? { status } : {}),
+          body: outcome.reason,
+        });
+        return named ? { kind: 'cannot_tell', reason: `the read was refused: ${named.message}` } : outcome;
+      }
       if (outcome.kind !== 'failed') return outcome;
-      const named = afterRefusal(probe.account, ['read_back'], outcome.failure);
+      const named = afterRefusal(probe.account, calls, outcome.failure);
       return named ? { kind: 'failed', failure: named } : outcome;
     };
   }
