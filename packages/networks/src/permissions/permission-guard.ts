@@ -151,7 +151,7 @@ export function guardPermissions(connector: TNetworkConnector): TNetworkConnecto
           ...(status ? { status } : {}),
           body: outcome.reason,
         });
-        return named ? { kind: 'cannot_tell', reason: `the read was refused: ${named.message}` } : outcome;
+        return named ? { kind: 'cannot_tell', reason: `${named.message} (${outcome.reason})` } : outcome;
       }
       if (outcome.kind !== 'failed') return outcome;
       const named = afterRefusal(probe.account, calls, outcome.failure);
