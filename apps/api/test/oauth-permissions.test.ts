@@ -507,6 +507,29 @@ describe('permissions as the networks grant them', () => {
     );
   });
 
+  it('a refresh stores the grant the refresh answer states', async () => {
+    const { apiKey } = await api.account('pro');
+    const id = accountIdOf(
+      await connectFlow(api, apiKey, { platform: 'twitter', redirect_uri: redirect }, 'rhea', 'allow', [
+        'media.write',
+      ]),
+    );
+    // As if stored before the person's grant changed: the refresh brings back what X says.
+    await api.db.socialAccount.update({
+      where: { id },
+      data: { grantedScopes: 'tweet.read', tokenExpiresAt: new Date(Date.now() - 1000) },
+    });
+    expect(await api.publisher?.context.tokens.refreshJob(id)).toEqual({
+      ok: true,
+      token: expect.any(String),
+    });
+    const shown = await view(apiKey, id);
+    expect([...((shown?.permissions ?? []) as string[])].sort()).toEqual(
+      ['offline.access', 'tweet.read', 'tweet.write', 'users.read'].sort(),
+    );
+    expect(shown?.reconnect_to_grant).toEqual(['media.write']);
+  });
+
   it('a refused publish for a permission is not retried later either (one attempt, status failed)', async () => {
     const { apiKey } = await api.account('pro');
     accountIdOf(

@@ -264,6 +264,8 @@ export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServ
       });
       return res.json({
         ...tokenAnswer(issued),
+        // The refresh answer restates the grant where the code answer does (RFC 6749 §5.1).
+        ...((cfg.grantField ?? 'scope') === 'scope' ? { scope: found.scopes } : {}),
         ...(cfg.extra?.(found.user) ?? {}),
       });
     }
