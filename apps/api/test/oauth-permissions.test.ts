@@ -222,7 +222,7 @@ describe('permissions as the networks grant them', () => {
     expect(result?.success).toBe(false);
     const error = result && !result.success ? result.error : '';
     expect(error).toContain(permission);
-    expect(error).toMatch(/Reconnect/);
+    expect(error).toMatch(/reconnect/);
     expect(requests(platform, 'POST', createPath).length).toBe(before);
   }
 
@@ -259,7 +259,7 @@ describe('permissions as the networks grant them', () => {
     const done = await publish(apiKey, { ...text(m), platforms: ['twitter'] });
     expect(done.status).toBe('failed');
     const result = done.platform_results?.twitter;
-    expect(result && !result.success ? result.error : '').toMatch(/tweet\.write.*Reconnect/);
+    expect(result && !result.success ? result.error : '').toMatch(/tweet\.write.*reconnect/);
     // X was asked once, answered 403 client-forbidden, and the post was not sent again.
     expect(requests('twitter', 'POST', '/2/tweets').length - before).toBe(1);
   });
@@ -398,7 +398,7 @@ describe('permissions as the networks grant them', () => {
     });
     expect(refused?.ok ? null : refused?.failure).toMatchObject({
       kind: 'rejected',
-      message: expect.stringMatching(/threads_delete.*Reconnect/),
+      message: expect.stringMatching(/threads_delete.*reconnect/),
     });
     expect(refused?.ok ? '' : refused?.failure.message).not.toContain('threads_basic');
     expect(requests('threads', 'DELETE', '/').length - before).toBe(1);
@@ -429,7 +429,7 @@ describe('permissions as the networks grant them', () => {
     // A person checks (the read-back cannot tell), told which permission is missing.
     expect(reply).toMatchObject({
       kind: 'cannot_tell',
-      reason: expect.stringMatching(/threads_read_replies.*Reconnect/),
+      reason: expect.stringMatching(/threads_read_replies.*reconnect/),
     });
     expect(reply?.kind === 'cannot_tell' ? reply.reason : '').not.toContain('threads_basic');
   });

@@ -100,7 +100,7 @@ describe('dashboard accounts, usage and post editing in a browser', () => {
     const row = page.locator('tr', { hasText: 'dash_tube' });
     await row.locator('.permissions-missing').waitFor();
     await expect(row.locator('.permissions-missing').textContent()).resolves.toMatch(
-      /^Reconnect to grant https:\/\/www\.googleapis\.com\/auth\/youtube\.force-ssl/,
+      /reconnect to grant https:\/\/www\.googleapis\.com\/auth\/youtube\.force-ssl\./,
     );
     await expect(row.locator('.permissions').textContent()).resolves.toContain('youtube.upload');
   });

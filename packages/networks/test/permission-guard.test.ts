@@ -61,7 +61,7 @@ describe('permission guard', () => {
       failure: {
         kind: 'rejected',
         message:
-          'X needs the media.write permission for this, which the account was not granted. Reconnect the X account and grant media.write.',
+          'X needs the media.write permission for this, which the account was not granted: reconnect the X account to grant media.write.',
       },
     });
     expect(calls).toEqual(['publish']);
@@ -120,7 +120,7 @@ describe('permission refusals of the bot networks (simulated)', () => {
     expect(outcome.ok ? null : outcome.failure).toMatchObject({
       kind: 'rejected',
       status: 403,
-      message: expect.stringMatching(/SEND_MESSAGES.*Give the bot/),
+      message: expect.stringMatching(/SEND_MESSAGES.*give the bot/),
     });
     expect(running.sim.postsOf('discord')).toHaveLength(0);
   });

@@ -55,8 +55,8 @@ function Permissions({ account }: { account: TSocialAccountView }) {
       )}
       {missing.length > 0 && (
         <div className="error permissions-missing">
-          Reconnect to grant {missing.join(', ')}: posts that need {missing.length === 1 ? 'it' : 'them'} fail
-          until then.
+          Missing {missing.length === 1 ? 'a permission' : 'permissions'}: reconnect to grant{' '}
+          {missing.join(', ')}. Posts that need {missing.length === 1 ? 'it' : 'them'} fail until then.
         </div>
       )}
     </>

@@ -44,10 +44,10 @@ const REFUSAL: Partial<Record<TPlatform, (status: number | undefined, body: stri
 /** Where a missing permission is granted: the network's consent page, or the bot's settings. */
 function howToGrant(platform: TPlatform, network: string, missing: string): string {
   if (platform === 'discord')
-    return `Give the bot ${missing} in the channel (server settings), then reconnect or retry.`;
+    return `give the bot ${missing} in the channel (server settings), then reconnect the account or retry.`;
   if (platform === 'slack')
-    return `Add ${missing} to the Slack app's bot token scopes, reinstall the app, then reconnect the account with its new token.`;
-  return `Reconnect the ${network} account and grant ${missing}.`;
+    return `add ${missing} to the Slack app's bot token scopes, reinstall the app, then reconnect the account with its new token.`;
+  return `reconnect the ${network} account to grant ${missing}.`;
 }
 
 function list(scopes: readonly string[]): string {
@@ -66,7 +66,7 @@ export function permissionFailure(
     kind: 'rejected',
     message:
       `${network} needs the ${list(missing)} ${plural} for this, which the account was not granted` +
-      `${refusedBy ? ` (${network} refused the call)` : ''}. ${howToGrant(platform, network, list(missing))}`,
+      `${refusedBy ? ` (${network} refused the call)` : ''}: ${howToGrant(platform, network, list(missing))}`,
     ...(refusedBy?.status !== undefined ? { status: refusedBy.status } : {}),
     ...(refusedBy?.body !== undefined ? { body: refusedBy.body } : {}),
   };
