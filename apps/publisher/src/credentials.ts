@@ -10,6 +10,8 @@ export function connectorAccount(
     externalId: string | null;
     instanceUrl: string | null;
     credentialsEncrypted: string;
+    /** Space-separated scopes the network granted; null: unknown (the network decides). */
+    grantedScopes?: string | null;
   },
   key: Buffer,
 ): TConnectorAccount {
@@ -26,6 +28,7 @@ export function connectorAccount(
     externalId: row.externalId,
     instanceUrl: row.instanceUrl,
     token: credentials.token ?? '',
+    permissions: row.grantedScopes?.trim() ? row.grantedScopes.trim().split(/\s+/) : null,
     ...(Object.keys(extra).length > 0 ? { extra } : {}),
   };
 }

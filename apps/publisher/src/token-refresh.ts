@@ -245,6 +245,7 @@ export function createTokenRefresher(deps: {
         credentialsEncrypted: sealCredentials(next, deps.encryptionKey),
         tokenExpiresAt: tokens.expiresAt,
         tokenIssuedAt: issuedAt,
+        grantedScopes: tokens.scopes ? tokens.scopes.join(' ') : null,
       });
       if (!stored2) {
         // Someone wrote newer credentials (a reconnect, or a refresher whose lock had lapsed): use theirs.

@@ -8,6 +8,7 @@ export * from './env-schema.js';
 export * from './error-body.js';
 export * from './media-rules.js';
 export * from './mp4-duration.js';
+export * from './network-permissions.js';
 export * from './oauth-env.js';
 export * from './password.js';
 export * from './platforms.js';

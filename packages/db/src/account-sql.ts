@@ -91,6 +91,8 @@ export interface TConnectInput {
   credentialsEncrypted: string;
   tokenExpiresAt?: Date | null;
   tokenIssuedAt?: Date | null;
+  /** The scopes the network granted, space-separated; null or absent: unknown. */
+  grantedScopes?: string | null;
 }
 
 /**
@@ -112,6 +114,7 @@ export async function insertConnectedAccount(
     isActive: true,
     needsReauth: false,
     tokenExpiresAt: input.tokenExpiresAt ?? null,
+    grantedScopes: input.grantedScopes ?? null,
     connectedAt: now,
     disconnectedAt: null,
     createdAt: now,
@@ -120,8 +123,8 @@ export async function insertConnectedAccount(
   const { rows } = await sql.query<{ id: string }>(
     `WITH social AS (
        INSERT INTO social_accounts (id, account_id, platform, account_name, external_id, instance_url,
-         credentials_encrypted, token_expires_at, token_issued_at, connected_at, created_at, updated_at)
-       SELECT $1::uuid, a.id, $3::"Platform", $4, $5, $6, $7, $8::timestamptz, $9::timestamptz, $10, $10, $10
+         credentials_encrypted, token_expires_at, token_issued_at, connected_at, created_at, updated_at, granted_scopes)
+       SELECT $1::uuid, a.id, $3::"Platform", $4, $5, $6, $7, $8::timestamptz, $9::timestamptz, $10, $10, $10, $12
        FROM accounts a WHERE a.id = $2::uuid
        RETURNING id, account_id),
      event AS (
@@ -140,6 +143,7 @@ export async function insertConnectedAccount(
       input.tokenIssuedAt ?? now,
       now,
       JSON.stringify({ account: presentAccountB(record) }),
+      record.grantedScopes,
     ],
   );
   return rows[0] ? record : null;

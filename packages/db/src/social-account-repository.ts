@@ -16,6 +16,7 @@ function toRecord(row: SocialAccountModel): TSocialAccountRecord {
     isActive: row.isActive,
     needsReauth: row.needsReauth,
     tokenExpiresAt: row.tokenExpiresAt,
+    grantedScopes: row.grantedScopes,
     connectedAt: row.connectedAt,
     disconnectedAt: row.disconnectedAt,
     createdAt: row.createdAt,
@@ -41,7 +42,7 @@ export function createSocialAccountRepository(db: TDb) {
       name: 'social_accounts_of',
       text: `SELECT id, account_id AS "accountId", platform::text AS platform, account_name AS "accountName",
                     external_id AS "externalId", instance_url AS "instanceUrl", is_active AS "isActive",
-                    needs_reauth AS "needsReauth", token_expires_at AS "tokenExpiresAt", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
+                    needs_reauth AS "needsReauth", token_expires_at AS "tokenExpiresAt", granted_scopes AS "grantedScopes", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
                     created_at AS "createdAt", updated_at AS "updatedAt"
              FROM social_accounts WHERE account_id = ANY ($1::uuid[])
              ORDER BY created_at, id`,
@@ -80,6 +81,8 @@ export function createSocialAccountRepository(db: TDb) {
           credentialsEncrypted: input.seal(existing?.credentialsEncrypted ?? null),
           tokenExpiresAt: input.tokenExpiresAt ?? null,
           tokenIssuedAt: input.tokenIssuedAt ?? new Date(),
+          // What the network granted this time (a reconnect replaces it); unknown stays unknown.
+          grantedScopes: input.grantedScopes ?? null,
         };
         const row = existing
           ? await tx.socialAccount.update({

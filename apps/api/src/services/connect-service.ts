@@ -116,6 +116,7 @@ export function createConnectService(deps: {
       instanceUrl,
       tokenExpiresAt: identity.tokenExpiresAt,
       tokenIssuedAt: new Date(),
+      grantedScopes: identity.permissions ? identity.permissions.join(' ') : null,
       seal: (previous) =>
         sealCredentials(
           mergeCredentials(

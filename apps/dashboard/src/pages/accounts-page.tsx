@@ -46,6 +46,24 @@ function readReturn(): TReturn | null {
   return { platform, accountIds: ids, error: params.get('error') };
 }
 
+/** What the network granted, and what a reconnect would add (a permission unticked, or asked since). */
+function Permissions({ account }: { account: TSocialAccountView }) {
+  const missing = account.reconnect_to_grant ?? [];
+  return (
+    <>
+      {account.permissions && (
+        <div className="muted permissions">Permissions: {account.permissions.join(', ')}</div>
+      )}
+      {missing.length > 0 && (
+        <div className="error permissions-missing">
+          Missing {missing.length === 1 ? 'a permission' : 'permissions'}: reconnect to grant{' '}
+          {missing.join(', ')}. Posts that need {missing.length === 1 ? 'it' : 'them'} fail until then.
+        </div>
+      )}
+    </>
+  );
+}
+
 export function AccountsPage() {
   const client = useQueryClient();
   const accounts = useQuery({
@@ -146,6 +164,7 @@ export function AccountsPage() {
                 <td>
                   {a.account_name}
                   {a.instance_url && <span className="muted"> ({a.instance_url})</span>}
+                  <Permissions account={a} />
                 </td>
                 <td className={`state-${state(a).replace(' ', '-')}`}>{state(a)}</td>
                 <td>

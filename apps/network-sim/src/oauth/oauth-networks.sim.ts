@@ -129,6 +129,8 @@ const SERVERS: TAuthServerConfig[] = [
     authorizePath: '/oauth/authorize',
     tokenPath: '/oauth/access_token',
     ...META_CODE_GRANT,
+    // The answer is `{access_token, user_id}`: it does not say which permissions were granted.
+    grantField: 'none',
     codeTtlSeconds: 600,
     refuse: graphRefusal,
   },
@@ -138,6 +140,8 @@ const SERVERS: TAuthServerConfig[] = [
     authorizePath: '/oauth/authorize',
     tokenPath: '/oauth/access_token',
     ...META_CODE_GRANT,
+    // `{access_token, user_id, permissions}` (comma-separated).
+    grantField: 'permissions',
     codeTtlSeconds: 3600,
     refuse(res, _kind, description) {
       res.status(400).json({ error_type: 'OAuthException', code: 400, error_message: description });
@@ -151,6 +155,8 @@ const SERVERS: TAuthServerConfig[] = [
     tokenPath: '/v25.0/oauth/access_token',
     tokenMethod: 'GET',
     ...META_CODE_GRANT,
+    // `{access_token, token_type, expires_in}`; the grant is read with GET /me/permissions.
+    grantField: 'none',
     codeTtlSeconds: 600,
     refuse: graphRefusal,
   },
