@@ -106,6 +106,9 @@ export async function startTestApi(
     RATE_LIMIT_A_PUBLISH_PER_HOUR: '100000',
     // Likewise for wrong keys: auth tests send many on purpose. abuse-auth.test.ts sets a real limit.
     AUTH_FAILURES_PER_MINUTE: '100000',
+    // The tests' connect flows send the browser back to https://app.example (a redirect_uri must be on an
+    // allowed origin); oauth-redirects.test.ts checks the refusal of others.
+    CONNECT_REDIRECT_ORIGINS: 'https://app.example',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
     ...(sim
       ? {

@@ -75,7 +75,9 @@ export async function updatePasswordHash(
   passwordHash: string,
 ): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `UPDATE accounts SET password_hash = $2, updated_at = now() WHERE id = $1::uuid`,
+    // A new password ends every dashboard session of the account (a stolen cookie dies with the old password).
+    `UPDATE accounts SET password_hash = $2, session_generation = session_generation + 1, updated_at = now()
+     WHERE id = $1::uuid`,
     [accountId, passwordHash],
   );
   return (rowCount ?? 0) > 0;

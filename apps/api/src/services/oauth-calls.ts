@@ -5,6 +5,8 @@ import { MASTODON_SCOPES, OAUTH_ENDPOINTS, registerMastodonApp, type TOAuthCall 
 export interface TConnectConfig {
   /** `PUBLIC_URL`: redirect URIs are `${publicUrl}/oauth/callback/<platform>`. */
   publicUrl: string;
+  /** Origins a connect's `redirect_uri` may point to (PUBLIC_URL's own and CONNECT_REDIRECT_ORIGINS). */
+  redirectOrigins: string[];
   oauthApps: Partial<Record<TPlatform, TOAuthAppEnv>>;
   networkBaseUrls: Partial<Record<TPlatform, string>>;
   apiVersions: Partial<Record<TPlatform, string>>;
