@@ -200,3 +200,66 @@ describe('connect links started from the dashboard are bound to its session', ()
     await request(api.app).get('/v1/accounts').set(bearer(apiKey)).expect(200);
   });
 });
+
+describe('PKCE wherever the network takes it', () => {
+  let api: TTestApi;
+  let key: string;
+
+  beforeAll(async () => {
+    api = await startTestApi({ sim: true });
+    ({ apiKey: key } = await api.account('pro'));
+  });
+  afterAll(() => api.close());
+
+  /** The code exchange at the simulated TikTok token endpoint, as an attacker holding a leaked code would try. */
+  async function exchange(code: string, verifier?: string) {
+    return fetch(`${api.sim?.url}/tiktok/v2/oauth/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_key: 'sps-sim-client',
+        client_secret: 'sps-sim-secret',
+        code,
+        grant_type: 'authorization_code',
+        redirect_uri: `${api.env.publicUrl}/oauth/callback/tiktok`,
+        ...(verifier ? { code_verifier: verifier } : {}),
+      }).toString(),
+    });
+  }
+
+  it('tiktok: S256 challenge on the authorization page; a leaked code without the verifier is refused', async () => {
+    const started = await startConnect(api, key, {
+      platform: 'tiktok',
+      redirect_uri: 'https://app.example/cb',
+    });
+    const url = new URL(started.body.url as string);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // No verifier, then a wrong one (each on a code of its own: a code is spent by its first exchange).
+    for (const verifier of [undefined, 'a'.repeat(43)]) {
+      const flow = await startConnect(api, key, {
+        platform: 'tiktok',
+        redirect_uri: 'https://app.example/cb',
+      });
+      const back = await consent(flow.body.url as string, 'tess');
+      const refused = await exchange(back.searchParams.get('code') ?? '', verifier);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        error: 'invalid_request',
+        error_description: 'Code verifier or code challenge is invalid.',
+      });
+    }
+  });
+
+  it('tiktok: the callback exchanges the code with the sealed verifier and connects', async () => {
+    const started = await startConnect(api, key, {
+      platform: 'tiktok',
+      redirect_uri: 'https://app.example/cb',
+    });
+    const back = await consent(started.body.url as string, 'tom');
+    const done = await request(api.app).get(`${back.pathname}${back.search}`);
+    expect(new URL(done.headers.location ?? '').searchParams.get('account_id')).toMatch(/^[0-9a-f-]{36}$/);
+    const token = api.sim?.sim.requests.filter((r) => r.path === '/tiktok/v2/oauth/token/').at(-1);
+    expect(JSON.stringify(token?.body ?? '')).toContain('code_verifier');
+  });
+});
