@@ -2,7 +2,6 @@ import { logOptions } from '@sps/ops';
 import { type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
 
-
 export interface TLoggerOptions {
   /** pino-pretty on stdout (development) instead of JSON lines (production). */
   pretty?: boolean;
