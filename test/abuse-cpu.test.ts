@@ -188,7 +188,7 @@ describe('CPU stall: hostile texts against the real API and publisher', () => {
         accountName: `${platform}-abuse`,
         externalId: platform === 'bluesky' ? 'user.bsky.social' : null,
         instanceUrl: platform === 'mastodon' ? `${simUrl}/mastodon` : null,
-        credentialsEncrypted: secretBox.seal(
+        credentialsEncrypted: secretBox.sealV1(
           JSON.stringify({ token: 'token-abuse' }),
           secretBox.parseEncryptionKey(encryptionKey),
         ),

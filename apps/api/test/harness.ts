@@ -203,7 +203,7 @@ export async function startTestApi(
         externalId,
         instanceUrl: extra.instanceUrl ?? (platform === 'mastodon' && sim ? sim.baseUrls.mastodon : null),
         // Telegram bot tokens have the shape `<bot id>:<secret>`; the simulator checks it like the real API.
-        credentialsEncrypted: secretBox.seal(
+        credentialsEncrypted: secretBox.sealV1(
           JSON.stringify({ token: platform === 'telegram' ? `123456:token-${name}` : `token-${name}` }),
           env.encryptionKey,
         ),

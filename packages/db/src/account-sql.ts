@@ -84,6 +84,8 @@ export async function updatePasswordHash(
 }
 
 export interface TConnectInput {
+  /** The new row's id, when the caller sealed the credentials for it (they are bound to their row). */
+  id?: string;
   accountId: string;
   platform: TPlatform;
   accountName: string;
@@ -105,7 +107,7 @@ export async function insertConnectedAccount(
   now = new Date(),
 ): Promise<TSocialAccountRecord | null> {
   const record: TSocialAccountRecord = {
-    id: randomUUID(),
+    id: input.id ?? randomUUID(),
     accountId: input.accountId,
     platform: input.platform,
     accountName: input.accountName,

@@ -58,6 +58,11 @@ function hashState(state: string): string {
   return createHash('sha256').update(state).digest('hex');
 }
 
+/** A PKCE verifier opens only with its own state's row. */
+function verifierContext(stateHash: string): string {
+  return secretBox.sealContext('oauth_states', stateHash);
+}
+
 function withQuery(uri: string, params: Record<string, string>): string {
   const url = new URL(uri);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
@@ -121,13 +126,15 @@ export function createConnectService(deps: {
       instanceUrl,
       tokenExpiresAt: identity.tokenExpiresAt,
       tokenIssuedAt: new Date(),
-      seal: (previous) =>
+      // Sealed for the row it is stored in (a revived account's own id, or the new row's).
+      seal: (previous, socialAccountId) =>
         sealCredentials(
           mergeCredentials(
             identity.credentials,
-            previous ? openCredentials(previous, config.encryptionKey) : null,
+            previous ? openCredentials(previous, config.encryptionKey, socialAccountId) : null,
           ),
           config.encryptionKey,
+          socialAccountId,
         ),
     });
     await scheduleRefresh(platform, record, identity.credentials);
@@ -251,7 +258,9 @@ export function createConnectService(deps: {
         stateHash: hashState(state),
         accountId,
         platform: input.platform,
-        verifierEncrypted: verifier ? secretBox.seal(verifier, config.encryptionKey) : null,
+        verifierEncrypted: verifier
+          ? secretBox.seal(verifier, config.encryptionKey, verifierContext(hashState(state)))
+          : null,
         redirectUri: input.redirectUri ?? null,
         instanceUrl,
         selection: input.selection ?? null,
@@ -324,7 +333,7 @@ export function createConnectService(deps: {
         const provider = oauthProviderOf(platform);
         if (!provider) return back('unsupported_platform', `${platform} is not connected this way.`);
         const verifier = stored.verifierEncrypted
-          ? secretBox.open(stored.verifierEncrypted, config.encryptionKey)
+          ? secretBox.open(stored.verifierEncrypted, config.encryptionKey, verifierContext(stored.stateHash))
           : null;
         // Whatever the provider read from the network, nothing but bounded strings reaches the store.
         const identities = checkedIdentities(

@@ -14,6 +14,11 @@ export interface TConnectConfig {
   encryptionKey: Buffer;
 }
 
+/** A Mastodon app's secret opens only in its own row (instance and redirect URI are its key). */
+function mastodonAppContext(instanceUrl: string, redirectUri: string): string {
+  return secretBox.sealContext('mastodon_apps', `${instanceUrl} ${redirectUri}`);
+}
+
 export function notConfigured(platform: TPlatform, missing: string[]): string {
   return `Connecting ${platform} is not configured on this server: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`;
 }
@@ -47,7 +52,11 @@ export function createOAuthCalls(config: TConnectConfig, mastodonApps: TMastodon
       app = await mastodonApps.save({
         instanceUrl,
         clientId: registered.clientId,
-        clientSecretEncrypted: secretBox.seal(registered.clientSecret, config.encryptionKey),
+        clientSecretEncrypted: secretBox.seal(
+          registered.clientSecret,
+          config.encryptionKey,
+          mastodonAppContext(instanceUrl, redirectUri),
+        ),
         redirectUri,
         scopes,
       });
@@ -56,7 +65,11 @@ export function createOAuthCalls(config: TConnectConfig, mastodonApps: TMastodon
       platform: 'mastodon',
       app: {
         clientId: app.clientId,
-        clientSecret: secretBox.open(app.clientSecretEncrypted, config.encryptionKey),
+        clientSecret: secretBox.open(
+          app.clientSecretEncrypted,
+          config.encryptionKey,
+          mastodonAppContext(instanceUrl, redirectUri),
+        ),
         authorizeUrl: `${instanceUrl}/oauth/authorize`,
         tokenUrl: `${instanceUrl}/oauth/token`,
       },
