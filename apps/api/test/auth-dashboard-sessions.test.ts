@@ -2,12 +2,15 @@ import { execFile } from 'node:child_process';
 import { randomBytes, scrypt } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { hashPassword, verifyPassword } from '@sps/core';
 import { createOwnerRepository } from '@sps/db';
 import request from 'supertest';
 import { loadEnv } from '../src/env.js';
 import { startTestApi, type TTestApi } from './harness.js';
+
+// Each sign-in is an scrypt check at N=2^17 (128 MiB, hundreds of milliseconds): room for a loaded machine.
+jest.setTimeout(120_000);
 
 const run = promisify(execFile);
 const ADMIN_CLI = resolve(import.meta.dirname, '../../admin/dist/main.js');

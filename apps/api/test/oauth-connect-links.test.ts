@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { hashPassword } from '@sps/core';
@@ -10,6 +10,9 @@ import { createOAuthStateRepository, createOwnerRepository } from '@sps/db';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
 import { consent, startConnect } from './oauth-helpers.js';
+
+// Each sign-in is an scrypt check at N=2^17 (128 MiB, hundreds of milliseconds): room for a loaded machine.
+jest.setTimeout(120_000);
 
 const PASSWORD = 'correct horse battery';
 
