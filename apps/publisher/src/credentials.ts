@@ -1,4 +1,4 @@
-import { secretBox, type TPlatform } from '@sps/core';
+import { credentialsContext, secretBox, type TPlatform } from '@sps/core';
 import type { TConnectorAccount } from '@sps/networks';
 
 /** Opens an account's sealed credentials only for the call that needs them; never logged. */
@@ -15,7 +15,9 @@ export function connectorAccount(
   },
   key: Buffer,
 ): TConnectorAccount {
-  const credentials = JSON.parse(secretBox.open(row.credentialsEncrypted, key)) as {
+  const credentials = JSON.parse(
+    secretBox.open(row.credentialsEncrypted, key, credentialsContext(row.id)),
+  ) as {
     token?: string;
     extra?: Record<string, string>;
   };

@@ -16,6 +16,7 @@ export * from './post-input-a.js';
 export * from './post-input-b.js';
 export * from './post-model.js';
 export * from './post-state.js';
+export * from './post-url.js';
 export * from './post-view-a.js';
 export * from './post-view-b.js';
 export * from './preset-input.js';

@@ -75,13 +75,17 @@ export async function updatePasswordHash(
   passwordHash: string,
 ): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `UPDATE accounts SET password_hash = $2, updated_at = now() WHERE id = $1::uuid`,
+    // A new password ends every dashboard session of the account (a stolen cookie dies with the old password).
+    `UPDATE accounts SET password_hash = $2, session_generation = session_generation + 1, updated_at = now()
+     WHERE id = $1::uuid`,
     [accountId, passwordHash],
   );
   return (rowCount ?? 0) > 0;
 }
 
 export interface TConnectInput {
+  /** The new row's id, when the caller sealed the credentials for it (they are bound to their row). */
+  id?: string;
   accountId: string;
   platform: TPlatform;
   accountName: string;
@@ -105,7 +109,7 @@ export async function insertConnectedAccount(
   now = new Date(),
 ): Promise<TSocialAccountRecord | null> {
   const record: TSocialAccountRecord = {
-    id: randomUUID(),
+    id: input.id ?? randomUUID(),
     accountId: input.accountId,
     platform: input.platform,
     accountName: input.accountName,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { presentAccountB, type TPlatform, type TSocialAccountRecord } from '@sps/core';
 import { insertConnectedAccount, type TConnectInput } from './account-sql.js';
 import { batchLoader } from './batch.js';
@@ -32,7 +33,7 @@ export interface TReviveInput extends Omit<TConnectInput, 'credentialsEncrypted'
    * Seals the credentials to store, given the sealed ones of the account being revived (null for a new
    * one): the caller keeps a refresh token the network did not send again. Runs inside the transaction.
    */
-  seal(previous: string | null): string;
+  seal(previous: string | null, socialAccountId: string): string;
 }
 
 export function createSocialAccountRepository(db: TDb) {
@@ -76,9 +77,11 @@ export function createSocialAccountRepository(db: TDb) {
           },
           orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
         });
+        // The row's id is chosen here, so the credentials can be sealed for it (bound to their row).
+        const id = existing?.id ?? randomUUID();
         const data = {
           accountName: input.accountName,
-          credentialsEncrypted: input.seal(existing?.credentialsEncrypted ?? null),
+          credentialsEncrypted: input.seal(existing?.credentialsEncrypted ?? null, id),
           tokenExpiresAt: input.tokenExpiresAt ?? null,
           tokenIssuedAt: input.tokenIssuedAt ?? new Date(),
           // What the network granted this time (a reconnect replaces it); unknown stays unknown.
@@ -100,6 +103,7 @@ export function createSocialAccountRepository(db: TDb) {
           : await tx.socialAccount.create({
               data: {
                 ...data,
+                id,
                 accountId: input.accountId,
                 platform: input.platform,
                 externalId: input.externalId,

@@ -24,6 +24,8 @@ function callbackError(platform: string, code: string): string {
       return 'The Facebook Page you named is not among the Pages you granted. Connect again and grant it.';
     case 'no_organization':
       return 'You are not an administrator of that LinkedIn organization page (or of any, when none was named). Ask an administrator of the page to add you, then connect again.';
+    case 'session_mismatch':
+      return `This ${name} connection was started in another dashboard session (or you signed out meanwhile), so it was not connected here. Start connecting again from this page.`;
     case 'not_configured':
       return `Connecting ${name} is not configured on this server.`;
     default:

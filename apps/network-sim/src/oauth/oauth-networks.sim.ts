@@ -105,17 +105,27 @@ const SERVERS: TAuthServerConfig[] = [
   },
   {
     // https://developers.tiktok.com/doc/oauth-user-access-token-management: `client_key`, body auth,
-    // rotating refresh tokens (the previous one stops working).
+    // rotating refresh tokens (the previous one stops working); PKCE optional on the web (`code_verifier`
+    // "required for mobile and desktop app only"), checked when the authorization carried a challenge.
     platform: 'tiktok',
     authorizePath: '/v2/auth/authorize/',
     tokenPath: '/v2/oauth/token/',
     clientIdParam: 'client_key',
     clientAuth: 'body',
-    pkce: 'none',
+    pkce: 'optional',
     refresh: 'rotating',
     codeTtlSeconds: 600,
     scopeSeparator: ',',
     refuse(res, kind, description) {
+      // A verifier that does not match: TikTok's own words, as integrators report them.
+      if (description.startsWith('code_verifier')) {
+        res.status(400).json({
+          error: 'invalid_request',
+          error_description: 'Code verifier or code challenge is invalid.',
+          log_id: 'SIMLOG0001',
+        });
+        return;
+      }
       res
         .status(kind === 'invalid_client' ? 401 : 400)
         .json({ error: kind, error_description: description, log_id: 'SIMLOG0001' });

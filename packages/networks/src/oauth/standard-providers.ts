@@ -166,6 +166,9 @@ async function administeredOrganizations(
  * refresh tokens only for apps LinkedIn enabled for programmatic refresh (used when sent).
  * https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow
  * https://learn.microsoft.com/en-us/linkedin/shared/authentication/programmatic-refresh-tokens
+ * No PKCE: LinkedIn offers it only to native apps with a loopback redirect, enabled by LinkedIn on request
+ * (https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow-native); the web
+ * flow authenticates the code exchange with the client secret.
  * The member: OpenID Connect userinfo (`sub`), posting as `urn:li:person:{sub}`.
  * https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2
  * Organization pages (selection `organization[:<id>]`): the organization scopes are asked for too, and
@@ -229,19 +232,23 @@ export const linkedinOAuth: TOAuthProvider = {
  * needs user.info.profile, which the service does not ask, and TikTok answers 401 scope_not_authorized for
  * a field whose scope was not granted. https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info
  * https://developers.tiktok.com/bulletin/user-info-scope-migration
+ * PKCE (S256): the token endpoint takes `code_verifier` ("Code verifier is used to generate code challenge in
+ * PKCE authorization flow"; required for mobile and desktop, accepted for web), so a code that leaks on the way
+ * back cannot be exchanged without the verifier sealed in the state.
+ * https://developers.tiktok.com/doc/oauth-user-access-token-management
  */
 export const tiktokOAuth: TOAuthProvider = {
   platform: 'tiktok',
   scopes: requestedScopes('tiktok'),
-  pkce: false,
+  pkce: true,
   rotatingRefresh: true,
-  authorizeUrl: (call, state) =>
-    buildAuthorizeUrl(call, state, null, tiktokOAuth.scopes, {
+  authorizeUrl: (call, state, verifier) =>
+    buildAuthorizeUrl(call, state, verifier, tiktokOAuth.scopes, {
       scopeSeparator: ',',
       clientIdParam: 'client_key',
     }),
-  async complete(call, code) {
-    const { tokens, body } = await codeGrant(call, 'tiktok', code, null);
+  async complete(call, code, verifier) {
+    const { tokens, body } = await codeGrant(call, 'tiktok', code, verifier);
     const info = await jsonRequest<{
       data?: { user?: { open_id?: string; display_name?: string } };
     }>({
