@@ -8,6 +8,13 @@ export {
 export { createDb, isDbUnavailable, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
 export { recordEvent, type TEventType } from './event-repository.js';
 export {
+  createIdempotencyRepository,
+  type TIdempotencyClaim,
+  type TIdempotencyClaimInput,
+  type TIdempotencyRepository,
+  type TIdempotencyWrite,
+} from './idempotency-repository.js';
+export {
   deployMigrations,
   diffMigrationsToSchema,
   ensureDatabase,

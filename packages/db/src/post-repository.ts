@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   canUpdate,
+  idempotencyKeyInUse,
   presentPostB,
   type TPostChanges,
   type TPostRecord,
@@ -11,6 +12,7 @@ import {
 import { batchLoader } from './batch.js';
 import { sqlOf, type TDb, type TTx } from './client.js';
 import { recordEvent } from './event-repository.js';
+import type { TIdempotencyWrite } from './idempotency-repository.js';
 import { jsonColumn, POST_INCLUDE, toPostRecord } from './post-mapper.js';
 import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow } from './post-sql.js';
 
@@ -42,13 +44,27 @@ export function createPostRepository(db: TDb) {
    * ones their `post.scheduled` event, written together (one statement is one transaction). Each row is
    * the caller's own (its account comes from its key); a row that fails alone fails only its caller.
    */
-  const inserts = batchLoader<{ post: TPostRecord; countsTwitterAllowance: boolean }, true>(async (items) => {
+  const inserts = batchLoader<
+    { post: TPostRecord; countsTwitterAllowance: boolean; idempotency?: TIdempotencyWrite | undefined },
+    true
+  >(async (items) => {
     const posts = items.map((i) => i.post);
+    const keyed = items.filter((i) => i.idempotency);
     const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
     const scheduled = posts.filter((p) => p.status === 'scheduled');
     const { rows } = await sqlOf(db).query<{ id: string }>({
       name: 'post_create_many',
-      text: `WITH created AS (
+      // A post made under an Idempotency-Key is written only together with its key's record (the post
+      // and, for a create, the answer), and only while its request still holds the key (lock_token).
+      text: `WITH keyed AS (
+               UPDATE idempotency_keys k
+               SET resource_id = d.post_id, response_status = d.status, response_body = d.body,
+                   lock_token = CASE WHEN d.status IS NULL THEN k.lock_token END
+               FROM unnest($17::uuid[], $18::uuid[], $19::text[], $20::uuid[], $21::int[], $22::text[])
+                    AS d(post_id, account_id, key, token, status, body)
+               WHERE k.account_id = d.account_id AND k.key = d.key AND k.lock_token = d.token
+               RETURNING d.post_id
+             ), created AS (
                INSERT INTO posts (id, account_id, status, content, platforms, scheduled_for, queue_state, queued_at,
                                   media, segments, poll, counts_twitter_allowance, created_at, updated_at)
                SELECT i.id, i.account_id, i.status::"PostStatus", i.content,
@@ -60,6 +76,7 @@ export function createPostRepository(db: TDb) {
                            $13::timestamptz[])
                     AS i(id, account_id, status, content, platforms, scheduled_for, queue_state, queued_at,
                          media, segments, poll, counts, created_at)
+               WHERE i.id <> ALL ($17::uuid[]) OR i.id IN (SELECT post_id FROM keyed)
                RETURNING id
              ), events AS (
                INSERT INTO events (id, account_id, type, data)
@@ -85,10 +102,22 @@ export function createPostRepository(db: TDb) {
         scheduled.map((p) => p.id),
         scheduled.map((p) => p.accountId),
         scheduled.map((p) => JSON.stringify({ post: presentPostB(p) })),
+        keyed.map((i) => i.post.id),
+        keyed.map((i) => i.idempotency?.accountId),
+        keyed.map((i) => i.idempotency?.key),
+        keyed.map((i) => i.idempotency?.token),
+        keyed.map((i) => i.idempotency?.status ?? null),
+        keyed.map((i) => i.idempotency?.body ?? null),
       ],
     });
     const created = new Set(rows.map((r) => r.id));
-    return posts.map((p) => (created.has(p.id) ? true : new Error(`Post ${p.id} was not created`)));
+    return items.map(({ post, idempotency }) =>
+      created.has(post.id)
+        ? true
+        : idempotency
+          ? idempotencyKeyInUse()
+          : new Error(`Post ${post.id} was not created`),
+    );
   });
 
   async function findInTx(tx: TTx | TDb, accountId: string, id: string): Promise<TPostRecord | null> {
@@ -107,6 +136,8 @@ export function createPostRepository(db: TDb) {
       status: TPostStatus,
       changes: TPostChanges,
       now: Date,
+      /** With an Idempotency-Key: the key's record (and answer, built from the post) written with the post. */
+      idempotency?: (post: TPostRecord) => TIdempotencyWrite,
     ): Promise<TPostRecord> {
       const data = {
         id: randomUUID(),
@@ -129,7 +160,11 @@ export function createPostRepository(db: TDb) {
         publishedAt: null,
         targets: [],
       };
-      await inserts.load({ post, countsTwitterAllowance: changes.countsTwitterAllowance === true });
+      await inserts.load({
+        post,
+        countsTwitterAllowance: changes.countsTwitterAllowance === true,
+        idempotency: idempotency?.(post),
+      });
       return post;
     },
 
