@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createIdempotencyRepository } from '@sps/db';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
 
@@ -305,5 +306,52 @@ describe('Idempotency-Key', () => {
       const post = await api.db.post.findUniqueOrThrow({ where: { id: made.body.post.id } });
       expect(post.publishAttempt).toBe(1);
     }, 20_000);
+  });
+
+  it('the OpenAPI document declares the header, the replay header and both errors on each such operation', async () => {
+    const doc = (await request(api.app).get('/openapi.json')).body;
+    for (const [path, variant] of [
+      ['/v1/posts', 'B'],
+      ['/v1/posts/{id}/publish', 'B'],
+      ['/v1/webhooks', 'B'],
+      ['/api/posts', 'A'],
+      ['/api/posts/{id}/publish', 'A'],
+    ] as const) {
+      const operation = doc.paths[path].post;
+      expect(operation.parameters).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+        ]),
+      );
+      const success = operation.responses[path.endsWith('publish') ? '200' : '201'];
+      expect(success.headers['Idempotent-Replayed']).toBeDefined();
+      expect(operation.responses['409']).toEqual({ $ref: `#/components/responses/Error${variant}409` });
+      expect(operation.responses['422']).toEqual({ $ref: `#/components/responses/Error${variant}422` });
+    }
+    expect(doc.paths['/v1/posts'].get.parameters ?? []).not.toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key' })]),
+    );
+    expect(JSON.stringify(doc.components.schemas.ErrorB)).toContain('idempotency_key_reused');
+  });
+
+  it('the sweep removes expired keys, a bounded number per statement', async () => {
+    const keys = createIdempotencyRepository(api.db);
+    const live = `live-${randomUUID()}`;
+    await postB('/v1/posts', live, { content: 'live', platforms: ['twitter'] });
+    for (const idem of ['gone-1', 'gone-2'].map((k) => `${k}-${randomUUID()}`)) {
+      await postB('/v1/posts', idem, { content: idem, platforms: ['twitter'] });
+    }
+    await sql(
+      `UPDATE idempotency_keys SET expires_at = now() - interval '1 minute' WHERE account_id = $1::uuid AND key LIKE 'gone-%'`,
+      [accountId],
+    );
+    expect(await keys.deleteExpired(1)).toBe(1);
+    while ((await keys.deleteExpired(1)) > 0);
+    const { rows } = await sql(
+      `SELECT count(*)::int AS n FROM idempotency_keys WHERE expires_at <= now()`,
+      [],
+    );
+    expect(rows[0]?.n).toBe(0);
+    expect(await keyRow(live)).toBeDefined();
   });
 });

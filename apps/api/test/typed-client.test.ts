@@ -80,4 +80,37 @@ describe('typed client generated from the OpenAPI document', () => {
     const accounts = await withHeader.GET('/api/accounts');
     expect(accounts.data).toEqual({ accounts: [] });
   });
+
+  it('sends an Idempotency-Key on creates and, when the answer is lost, retries with it: one post', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    const sent: { key: string | null; path: string }[] = [];
+    let lost = 0;
+    // The first answer to a create is lost on the way back (the server made the post).
+    const losingFetch = async (request: Request) => {
+      sent.push({ key: request.headers.get('idempotency-key'), path: new URL(request.url).pathname });
+      const response = await fetch(request);
+      if (request.method === 'POST' && lost === 0) {
+        lost += 1;
+        await response.body?.cancel();
+        throw new TypeError('fetch failed: socket hang up');
+      }
+      return response;
+    };
+    const client = createSpsClient(baseUrl, apiKey, { fetch: losingFetch, idempotency: { backoffMs: 10 } });
+    const created = await client.POST('/v1/posts', {
+      body: { content: 'once only', platforms: ['twitter'] },
+    });
+    expect(created.response.status).toBe(201);
+    expect(created.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(sent).toHaveLength(2);
+    expect(sent[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent[1]?.key).toBe(sent[0]?.key);
+    expect(await api.db.post.count({ where: { accountId } })).toBe(1);
+    // Reads carry no key; another create gets a new one.
+    await client.GET('/v1/posts', {});
+    await client.POST('/v1/posts', { body: { content: 'second', platforms: ['twitter'] } });
+    expect(sent[2]?.key).toBeNull();
+    expect(sent[3]?.key).not.toBe(sent[0]?.key);
+    expect(await api.db.post.count({ where: { accountId } })).toBe(2);
+  });
 });

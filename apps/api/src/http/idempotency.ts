@@ -151,3 +151,26 @@ function holdAnswerUntilStored(
 }
 
 export type TIdempotent = ReturnType<typeof createIdempotency>;
+
+/** Expired keys removed per statement, and statements per sweep: a sweep's work is bounded. */
+const SWEEP_BATCH = 1_000;
+const SWEEP_STATEMENTS = 10;
+
+/**
+ * Removes keys past their 24 hours every `everyMs` (timer unref'd). Every API process sweeps; the deletes
+ * are harmless together. Correctness does not depend on it: an expired key is treated as new anyway.
+ */
+export function sweepExpiredKeys(keys: TIdempotencyRepository, logger: Logger, everyMs = 15 * 60_000) {
+  const sweep = async () => {
+    try {
+      for (let i = 0; i < SWEEP_STATEMENTS; i += 1) {
+        if ((await keys.deleteExpired(SWEEP_BATCH)) < SWEEP_BATCH) break;
+      }
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'expired idempotency keys not swept');
+    }
+  };
+  const timer = setInterval(() => void sweep(), everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
