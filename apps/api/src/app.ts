@@ -195,6 +195,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       connect,
       logger,
       bodyLimit: env.BODY_LIMIT,
+      idempotent,
       // MCP messages count against the key's Variant B limits: publishing tools the hourly publish limit,
       // everything else the per-minute limit.
       limits: [rateLimits.perKeyB],

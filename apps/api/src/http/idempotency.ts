@@ -68,63 +68,103 @@ export function createIdempotency(deps: TIdempotencyDeps) {
   const { keys, encryptionKey, leaseMs, logger } = deps;
   const seal = (body: unknown) => secretBox.seal(JSON.stringify(body ?? null), encryptionKey);
 
-  // Generic in the route's parameters, so the route handler after it keeps its typed `req.params`.
-  return function idempotent<P = Record<string, string>>(
-    operation: string,
-    options: TIdempotentOptions = {},
-  ): RequestHandler<P> {
-    return async (req, res, next) => {
-      const key = parseIdempotencyKey(req.headersDistinct[IDEMPOTENCY_HEADER.toLowerCase()]);
-      if (key === null) return next();
-      const { accountId } = authOf(req);
-      const fingerprint = requestFingerprint(
-        operation,
-        { ...(req.params as Record<string, unknown>) },
-        (options.fingerprintBody ?? defaultBody)(req as unknown as Request),
-      );
-      const claim = await keys.claim({ accountId, key, fingerprint, leaseMs, ttlMs: IDEMPOTENCY_TTL_MS });
-      if (claim.kind === 'reused') throw idempotencyKeyReused();
-      if (claim.kind === 'in_use') throw idempotencyKeyInUse();
-      if (claim.kind === 'replay') {
-        res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
-        res.status(claim.status).type('application/json').send(secretBox.open(claim.body, encryptionKey));
-        return;
-      }
-      const { token } = claim;
-      let answered = false;
-      const record = (status: number | null, body: string | null): TIdempotencyWrite => ({
-        accountId,
-        key,
-        token,
-        status,
-        body,
-      });
-      handles.set(req as unknown as Request, {
+  /**
+   * Claims the key: a replay (the stored answer, as JSON text), or the handle the work runs with and
+   * `settle`, which stores the work's answer (or frees the key when the answer is not remembered).
+   * Throws 422 `idempotency_key_reused` and 409 `idempotency_key_in_use`.
+   */
+  async function begin(input: {
+    accountId: string;
+    key: string;
+    fingerprint: string;
+    ttlMs?: number;
+  }): Promise<TBegun> {
+    const { accountId, key, fingerprint } = input;
+    const claim = await keys.claim({
+      accountId,
+      key,
+      fingerprint,
+      leaseMs,
+      ttlMs: input.ttlMs ?? IDEMPOTENCY_TTL_MS,
+    });
+    if (claim.kind === 'reused') throw idempotencyKeyReused();
+    if (claim.kind === 'in_use') throw idempotencyKeyInUse();
+    if (claim.kind === 'replay') {
+      return { kind: 'replay', status: claim.status, body: secretBox.open(claim.body, encryptionKey) };
+    }
+    const { token } = claim;
+    let answered = false;
+    const record = (status: number | null, body: string | null): TIdempotencyWrite => ({
+      accountId,
+      key,
+      token,
+      status,
+      body,
+    });
+    return {
+      kind: 'run',
+      handle: {
         resume: claim.resourceId ? { resourceId: claim.resourceId, attempt: claim.resourceAttempt } : null,
         withAnswer(status, body) {
           answered = true;
           return record(status, seal(body));
         },
         effectOnly: () => record(null, null),
-      });
-      holdAnswerUntilStored(res, logger, async (status, body) => {
+      },
+      async settle(status, body) {
         // A success whose answer went into the resource's own statement is stored already.
         if (answered && status >= 200 && status < 300) return;
         if (isRememberedStatus(status)) {
-          const stored = await keys.complete({ ...record(status, null), status, body: seal(body) });
-          if (!stored) logger.warn({ reqId: req.id, operation }, 'idempotency key lost before its answer');
+          if (!(await keys.complete({ ...record(status, null), status, body: seal(body) })))
+            logger.warn({ status }, 'idempotency key lost before its answer was stored');
         } else {
           await keys.release(accountId, key, token);
         }
-      });
-      // An answer sent without res.json (none of the wrapped routes does) releases the key.
+      },
+      release: () => keys.release(accountId, key, token),
+    };
+  }
+
+  // Generic in the route's parameters, so the route handler after it keeps its typed `req.params`.
+  function idempotent<P = Record<string, string>>(
+    operation: string,
+    options: TIdempotentOptions = {},
+  ): RequestHandler<P> {
+    return async (req, res, next) => {
+      const key = parseIdempotencyKey(req.headersDistinct[IDEMPOTENCY_HEADER.toLowerCase()]);
+      if (key === null) return next();
+      const fingerprint = requestFingerprint(
+        operation,
+        { ...(req.params as Record<string, unknown>) },
+        (options.fingerprintBody ?? defaultBody)(req as unknown as Request),
+      );
+      const begun = await begin({ accountId: authOf(req).accountId, key, fingerprint });
+      if (begun.kind === 'replay') {
+        res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+        res.status(begun.status).type('application/json').send(begun.body);
+        return;
+      }
+      handles.set(req as unknown as Request, begun.handle);
+      holdAnswerUntilStored(res, logger, begun.settle);
+      // An answer sent without res.json (none of the wrapped routes does) frees the key.
       res.on('close', () => {
-        if (!res.locals.idempotencySettled) void keys.release(accountId, key, token).catch(() => undefined);
+        if (!res.locals.idempotencySettled) void begun.release().catch(() => undefined);
       });
       next();
     };
-  };
+  }
+
+  return Object.assign(idempotent, { begin });
 }
+
+export type TBegun =
+  | { kind: 'replay'; status: number; body: string }
+  | {
+      kind: 'run';
+      handle: TIdempotencyHandle;
+      settle(status: number, body: unknown): Promise<void>;
+      release(): Promise<void>;
+    };
 
 /**
  * Delays `res.json` until `store` has run: a client that retries the moment it has the answer must find the
