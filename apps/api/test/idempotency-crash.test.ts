@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { freePort, startNode, type TChild, waitUntil } from '../../../test/processes.js';
 import { startTestApi, type TTestApi } from './harness.js';
 
@@ -13,6 +13,8 @@ import { startTestApi, type TTestApi } from './harness.js';
 const HOOK = pathToFileURL(resolve(import.meta.dirname, 'fixtures/crash-before-answer.mjs')).href;
 const PUBLISH_WAIT_MS = 500;
 const LEASE_MS = 500;
+// Each test starts two API processes; on a busy two-core box one takes several seconds to listen.
+jest.setTimeout(90_000);
 
 describe('Idempotency-Key: a crash between the insert and the answer', () => {
   let api: TTestApi;
@@ -135,4 +137,36 @@ describe('Idempotency-Key: a crash between the insert and the answer', () => {
     expect(replay.replayed).toBe('true');
     expect(replay.body).toEqual(retry.body);
   });
+
+  it.each([
+    ['B', '/v1/posts', (id: string) => `/v1/posts/${id}/publish`],
+    ['A', '/api/posts', (id: string) => `/api/posts/${id}/publish`],
+  ])(
+    'Variant %s publish: the retry answers for the attempt started, not "already publishing"',
+    async (variant, create, publishPath) => {
+      const { base } = await startApi();
+      const made = await send(
+        base,
+        create,
+        {},
+        { content: `publish then crash (${variant})`, platforms: ['twitter'] },
+      );
+      const id: string = variant === 'B' ? made.body.id : made.body.post.id;
+      const key = randomUUID();
+      await crashOn(publishPath(id), key, {});
+      // The attempt started and the key recorded it in the same statement; no answer was stored.
+      const post = await api.db.post.findUniqueOrThrow({ where: { id } });
+      expect(post.status).toBe('publishing');
+      expect(post.publishAttempt).toBe(1);
+      const { base: again } = await startApi();
+      await new Promise((r) => setTimeout(r, PUBLISH_WAIT_MS + LEASE_MS));
+      const retry = await send(again, publishPath(id), { 'Idempotency-Key': key }, {});
+      expect(retry.status).toBe(200);
+      expect(variant === 'B' ? retry.body.id : retry.body.post.id).toBe(id);
+      expect((await api.db.post.findUniqueOrThrow({ where: { id } })).publishAttempt).toBe(1);
+      // Without a key the same publish is refused: the post is already publishing.
+      const plain = await send(again, publishPath(id), {}, {});
+      expect(plain.status).toBe(variant === 'B' ? 409 : 400);
+    },
+  );
 });

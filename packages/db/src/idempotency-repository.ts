@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { inSqlTransaction, sqlOf, type TDb } from './client.js';
+import { idempotencyKeyInUse } from '@sps/core';
+import { inSqlTransaction, sqlOf, type TDb, type TTx } from './client.js';
 
 /**
  * What a request holding a key writes in the same statement as the resource it makes: the resource, and
@@ -45,6 +46,24 @@ interface TKeyRow {
   resource_attempt: number | null;
   response_status: number | null;
   response_body: string | null;
+}
+
+/**
+ * Writes a key's record inside the Prisma transaction that makes `resourceId`: the resource, and the answer
+ * when it is known. Throws 409 `idempotency_key_in_use` (rolling the transaction back, resource included)
+ * when the request no longer holds its key.
+ */
+export async function writeIdempotencyInTx(
+  tx: TTx,
+  write: TIdempotencyWrite,
+  resourceId: string,
+): Promise<void> {
+  const updated = await tx.$executeRaw`
+    UPDATE idempotency_keys SET resource_id = ${resourceId}::uuid, response_status = ${write.status},
+      response_body = ${write.body},
+      lock_token = CASE WHEN ${write.status}::int IS NULL THEN lock_token END
+    WHERE account_id = ${write.accountId}::uuid AND key = ${write.key} AND lock_token = ${write.token}::uuid`;
+  if (updated !== 1) throw idempotencyKeyInUse();
 }
 
 /**

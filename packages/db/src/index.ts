@@ -13,6 +13,7 @@ export {
   type TIdempotencyClaimInput,
   type TIdempotencyRepository,
   type TIdempotencyWrite,
+  writeIdempotencyInTx,
 } from './idempotency-repository.js';
 export {
   deployMigrations,

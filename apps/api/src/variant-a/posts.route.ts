@@ -112,7 +112,7 @@ export function postsRouterA(
     if (made) {
       const started =
         made.status === 'draft' && made.publishAttempt === 0
-          ? await publishing.start(auth.accountId, made.id, ['draft'], 'A', auth.plan)
+          ? await publishing.start(auth.accountId, made.id, ['draft'], 'A', auth.plan, key?.effectOnly())
           : { post: made, attempt: made.publishAttempt, platforms: made.platforms };
       const outcome = await publishAndWait(auth.accountId, started);
       res.status(201).json({ success: true, post: outcome.post, publishResults: outcome.publishResults });
@@ -151,7 +151,7 @@ export function postsRouterA(
       return;
     }
     const started = await publishing
-      .start(auth.accountId, created.id, ['draft'], 'A', auth.plan)
+      .start(auth.accountId, created.id, ['draft'], 'A', auth.plan, key?.effectOnly())
       .catch(async (error: unknown) => {
         // The caller gets an error, so no post may stay behind: a retry of the request would make two.
         // Only an untouched draft goes: one that started publishing after all stays (and is published).
@@ -214,7 +214,25 @@ export function postsRouterA(
   router.post('/posts/:id/publish', idempotent<{ id: string }>('publish_post.A'), async (req, res) => {
     const auth = authOf(req);
     requireActivePlan(auth);
-    const started = await publishing.start(auth.accountId, req.params.id, [...PUBLISHABLE_A], 'A', auth.plan);
+    const key = idempotencyOf(req);
+    // The first request with this key crashed after starting the publish: wait for that attempt instead.
+    const resumed = key?.resume
+      ? await posts.get(auth.accountId, key.resume.resourceId).catch(() => null)
+      : null;
+    const started = resumed
+      ? {
+          post: resumed,
+          attempt: key?.resume?.attempt ?? resumed.publishAttempt,
+          platforms: resumed.platforms,
+        }
+      : await publishing.start(
+          auth.accountId,
+          req.params.id,
+          [...PUBLISHABLE_A],
+          'A',
+          auth.plan,
+          key?.effectOnly(),
+        );
     res.json(await publishAndWait(auth.accountId, started));
   });
 

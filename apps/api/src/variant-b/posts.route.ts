@@ -43,7 +43,21 @@ export function postsRouterB(
 
   /** Answers at once with the post in `publishing`; results fill in as each network completes. */
   router.post('/posts/:id/publish', idempotent<{ id: string }>('publish_post.B'), async (req, res) => {
-    const started = await publishing.start(authOf(req).accountId, req.params.id, ['draft', 'scheduled'], 'B');
+    const { accountId } = authOf(req);
+    const key = idempotencyOf(req);
+    if (key?.resume) {
+      // The first request with this key crashed after starting the publish: answer with the post now.
+      res.json(presentPostB(await posts.get(accountId, key.resume.resourceId)));
+      return;
+    }
+    const started = await publishing.start(
+      accountId,
+      req.params.id,
+      ['draft', 'scheduled'],
+      'B',
+      undefined,
+      key?.effectOnly(),
+    );
     res.json(presentPostB(started.post));
   });
 
