@@ -35,15 +35,23 @@ export function parseIdempotencyKey(values: readonly string[] | undefined): stri
   return value;
 }
 
+/** Deeper bodies are refused (400 naming `body`) rather than walked: no route takes more than a few levels. */
+export const MAX_FINGERPRINT_DEPTH = 32;
+
 /** JSON with object keys sorted at every level: the same data gives the same text whatever the key order. */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown, depth = 0): string {
   if (value === undefined) return 'null';
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (depth >= MAX_FINGERPRINT_DEPTH) {
+    throw validationError([
+      { field: 'body', message: `is nested more than ${MAX_FINGERPRINT_DEPTH} levels deep` },
+    ]);
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
   const entries = Object.keys(value as Record<string, unknown>)
     .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
     .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`);
   return `{${entries.join(',')}}`;
 }
 

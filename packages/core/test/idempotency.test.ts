@@ -53,6 +53,17 @@ describe('canonicalJson and requestFingerprint', () => {
   });
 });
 
+it('refuses a body nested too deeply with a 400 naming body, instead of overflowing the stack', () => {
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i += 1) deep = [deep];
+  expect(() => requestFingerprint('create_post.B', {}, deep)).toThrow(
+    expect.objectContaining({
+      code: 'validation_error',
+      issues: [expect.objectContaining({ field: 'body' })],
+    }),
+  );
+});
+
 describe('isRememberedStatus', () => {
   it('remembers successes and refusals of requests that ran, not malformed or try-later answers', () => {
     for (const s of [200, 201, 202, 403, 404, 413, 415, 422]) expect(isRememberedStatus(s)).toBe(true);
