@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createIdempotencyRepository } from '@sps/db';
+import {
+  createIdempotencyRepository,
+  createPostRepository,
+  createPublishRepository,
+  createWebhookRepository,
+} from '@sps/db';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
 
@@ -353,5 +358,69 @@ describe('Idempotency-Key', () => {
     );
     expect(rows[0]?.n).toBe(0);
     expect(await keyRow(live)).toBeDefined();
+  });
+
+  describe('a request that lost its key to a retry writes nothing', () => {
+    /** Claims a key, then lets "a retry" take it over (a new token): the first holder's token is stale. */
+    async function staleHolder(fingerprint: string) {
+      const keys = createIdempotencyRepository(api.db);
+      const key = `fence-${randomUUID()}`;
+      const claim = await keys.claim({ accountId, key, fingerprint, leaseMs: 60_000, ttlMs: 60_000 });
+      if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+      await sql(
+        'UPDATE idempotency_keys SET lock_token = gen_random_uuid() WHERE account_id = $1::uuid AND key = $2',
+        [accountId, key],
+      );
+      return { accountId, key, token: claim.token, status: null, body: null };
+    }
+
+    it('a post insert', async () => {
+      const before = await postCount();
+      const write = await staleHolder('f1');
+      await expect(
+        createPostRepository(api.db).create(
+          accountId,
+          'draft',
+          { content: 'x', platforms: ['twitter'] },
+          new Date(),
+          () => write,
+        ),
+      ).rejects.toMatchObject({ code: 'idempotency_key_in_use' });
+      expect(await postCount()).toBe(before);
+    });
+
+    it('a publish start', async () => {
+      const made = await postB('/v1/posts', undefined, { content: 'fenced publish', platforms: ['twitter'] });
+      const write = await staleHolder('f2');
+      const [twitter] = await api.db.socialAccount.findMany({ where: { accountId, platform: 'twitter' } });
+      const outcome = await createPublishRepository(api.db).begin({
+        accountId,
+        postId: made.body.id,
+        from: ['draft'],
+        accounts: { twitter: twitter?.id ?? '' },
+        idempotency: write,
+      });
+      expect(outcome).toEqual({ kind: 'key_lost' });
+      const post = await api.db.post.findUniqueOrThrow({ where: { id: made.body.id } });
+      expect([post.status, post.publishAttempt]).toEqual(['draft', 0]);
+    });
+
+    it('a webhook create', async () => {
+      const before = await api.db.webhook.count({ where: { accountId } });
+      const write = await staleHolder('f3');
+      await expect(
+        createWebhookRepository(api.db).create(
+          {
+            accountId,
+            url: 'https://93.184.216.34/fenced',
+            events: ['post.published'],
+            secretEncrypted: 'x',
+          },
+          25,
+          () => write,
+        ),
+      ).rejects.toMatchObject({ code: 'idempotency_key_in_use' });
+      expect(await api.db.webhook.count({ where: { accountId } })).toBe(before);
+    });
   });
 });
