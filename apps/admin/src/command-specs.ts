@@ -1,9 +1,7 @@
 // What each admin command takes and prints, as data: the help text is made from it, the parser takes its
 // option names from it, and `load` imports only the module that runs the command (a simple command must not
 // pay for the Prisma client, BullMQ or twitter-text). Nothing here imports more than types.
-import type { TCommandContext, TOptions } from './context.js';
-
-export type THandler = (ctx: TCommandContext, options: TOptions) => Promise<Record<string, unknown>>;
+import type { THandler } from './context.js';
 
 export interface TOptionSpec {
   name: string;

@@ -18,6 +18,9 @@ export interface TCommandContext {
   invalidate(hashes: string[]): Promise<void>;
 }
 
+/** Runs one command; the command modules export these by command name, loaded lazily by `command-specs.ts`. */
+export type THandler = (ctx: TCommandContext, options: TOptions) => Promise<Record<string, unknown>>;
+
 export function required(options: TOptions, name: string): string {
   const value = options[name];
   if (!value) throw new UsageError(`--${name} is required`);

@@ -1,8 +1,7 @@
 import { presentDeliveryB } from '@sps/core';
 import { createSocialAccountRepository, createWebhookRepository } from '@sps/db';
 import { createProducerConnection, createQueues, enqueueWebhookDelivery } from '@sps/queue';
-import type { THandler } from './command-specs.js';
-import { id, UsageError } from './context.js';
+import { id, type THandler, UsageError } from './context.js';
 
 // The commands that use the repositories (Prisma) and BullMQ: loaded only when one of them runs.
 

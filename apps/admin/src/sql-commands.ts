@@ -15,8 +15,7 @@ import {
   updatePasswordHash,
   updatePlan,
 } from '@sps/db/sql';
-import type { THandler } from './command-specs.js';
-import { id, required, type TOptions, UsageError } from './context.js';
+import { id, required, type THandler, type TOptions, UsageError } from './context.js';
 
 // The commands that are one plain-SQL statement each (`@sps/db/sql`, the same statements the repositories
 // run): no Prisma client is loaded, and Redis only when cached keys must be evicted.

@@ -30,7 +30,7 @@ const subscriber = new Redis(env.REDIS_URL, {
 redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 subscriber.on('error', (err) => logger.warn({ err: err.message }, 'redis subscriber error'));
 
-const { app, verifier } = createApi({ env, db, redis, queues, logger });
+const { app, verifier, live } = createApi({ env, db, redis, queues, logger });
 await verifier.listen(subscriber, env.QUEUE_PREFIX);
 const stopSweep = sweepExpiredKeys(createIdempotencyRepository(db), logger);
 
@@ -69,6 +69,8 @@ stopOnSignals({
   logger,
   forceAfterMs: DRAIN_MS + 3 * CLOSE_MS + 2_000,
   steps: [
+    // Open dashboard streams never finish by themselves: ended first, so the drain below can complete.
+    { name: 'dashboard streams', run: () => live.close(), timeoutMs: CLOSE_MS },
     {
       name: 'http server',
       run: async () => {

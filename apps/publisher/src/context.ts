@@ -18,7 +18,7 @@ import type { TQueues } from '@sps/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { noopPublisherMetrics, type TPublisherMetrics } from './metrics.js';
-import { createPreparedPosts, type TPreparedPosts } from './prepared-posts.js';
+import type { TPreparedPosts } from './prepared-posts.js';
 import { createTokenRefresher, type TTokenRefreshConfig, type TTokenRefresher } from './token-refresh.js';
 
 export interface TPublisherOptions {
@@ -56,7 +56,11 @@ export interface TPublisherContext {
   prepared: TPreparedPosts;
 }
 
-/** What every processor gets: repositories, producers, connectors; built once at start-up. */
+/**
+ * What every processor gets: repositories, producers, connectors; built once at start-up. The prepared-post
+ * runner is not built here: it runs the publish processor, which takes this context, so the composition root
+ * (`publisher.ts`) builds it and passes the processor in; this module imports no processor.
+ */
 export function createPublisherContext(deps: {
   db: TDb;
   queues: TQueues;
@@ -67,10 +71,10 @@ export function createPublisherContext(deps: {
   /** The per-account refresh locks live here. */
   redis: Redis;
   oauth: TTokenRefreshConfig;
-}): TPublisherContext {
+}): Omit<TPublisherContext, 'prepared'> {
   const { redis, oauth, ...rest } = deps;
   const socialAccounts = createSocialAccountRepository(deps.db);
-  const base = {
+  return {
     ...rest,
     metrics: deps.metrics ?? noopPublisherMetrics,
     posts: createPostRepository(deps.db),
@@ -88,7 +92,4 @@ export function createPublisherContext(deps: {
       config: oauth,
     }),
   };
-  const ctx = base as TPublisherContext;
-  ctx.prepared = createPreparedPosts(base);
-  return ctx;
 }

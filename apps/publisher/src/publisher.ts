@@ -9,8 +9,8 @@ import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
 import type { TPublisherMetrics } from './metrics.js';
 import { processPrepare } from './prepare.processor.js';
-import { restoreBackstop } from './prepared-posts.js';
-import { processPublish, publishBackoff } from './publish.processor.js';
+import { createPreparedPosts, restoreBackstop } from './prepared-posts.js';
+import { processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
 import { processQueuePlan, processQueueSlot } from './queue-slot.processor.js';
 import { DEFAULT_READBACK_SETTLE_MS } from './readback.js';
 import { DEFAULT_STUCK_AFTER_MS, reconcile } from './reconcile.processor.js';
@@ -66,7 +66,7 @@ function route(handlers: Record<string, (job: Job) => Promise<unknown>>) {
 
 /** The publisher's workers for the publish, schedule and queue-slot queues. */
 export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher> {
-  const ctx = createPublisherContext({
+  const base = createPublisherContext({
     db: deps.db,
     queues: deps.queues,
     connectors: deps.connectors,
@@ -82,6 +82,13 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
       stuckAfterMs: deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
       twitterAllowance: deps.twitterAllowance ?? DEFAULT_TWITTER_ALLOWANCE,
     },
+  });
+  const ctx = base as TPublisherContext;
+  const retryBackoff = publishBackoff(deps.backoffBaseMs);
+  ctx.prepared = createPreparedPosts(base, {
+    run: (job, preloaded) => processPublish(ctx, job, preloaded),
+    retryDelay: (error) =>
+      error instanceof RetryLaterError ? retryBackoff(1, 'custom', error) : deps.backoffBaseMs,
   });
   const prefix = bullPrefix(deps.queuePrefix);
   const locks = deps.lockDurationMs
