@@ -93,7 +93,7 @@ export function mcpRouter(deps: TMcpDeps): Router {
       settings: deps.settings,
       posts: deps.posts,
     });
-    registerWebhookTools(server, { auth, webhooks: deps.webhooks });
+    registerWebhookTools(server, { auth, webhooks: deps.webhooks, idempotent: deps.idempotent });
     registerConnectTools(server, { auth, connect: deps.connect });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
