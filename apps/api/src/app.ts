@@ -1,6 +1,7 @@
 import {
   createAccountRepository,
   createMastodonAppRepository,
+  createMediaRepository,
   createOAuthStateRepository,
   createOwnerRepository,
   createPostRepository,
@@ -13,6 +14,7 @@ import {
   type TDb,
 } from '@sps/db';
 import type { TQueues } from '@sps/queue';
+import { createStorage, type TStorage } from '@sps/storage';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -25,6 +27,8 @@ import { ApiKeyVerifier } from './http/auth.js';
 import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
 import { requestLog } from './http/request-log.js';
 import { mcpRouter } from './mcp/mcp.route.js';
+import { mediaServeRouter } from './media/media-serve.route.js';
+import { createMediaService } from './media/media-service.js';
 import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
 import { adminAuth, localOnly } from './ops/admin-auth.js';
@@ -47,6 +51,8 @@ export interface TApiDeps {
   redis: Redis;
   queues: TQueues;
   logger: Logger;
+  /** The media store; built from MEDIA_STORAGE when not given. */
+  storage?: TStorage;
 }
 
 export interface TApi {
@@ -55,7 +61,10 @@ export interface TApi {
   metrics: TApiMetrics;
 }
 
-export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
+export function createApi({ env, db, redis, queues, logger, storage: givenStorage }: TApiDeps): TApi {
+  const storage = givenStorage ?? createStorage(env.mediaStorage);
+  const mediaRepository = createMediaRepository(db);
+  const media = createMediaService({ media: mediaRepository, storage });
   const accountsRepo = createAccountRepository(db);
   const settings = createSettingsRepository(db);
   const metrics = createApiMetrics(queues);
@@ -140,10 +149,23 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
 
   // The two variants first: almost every request is one of theirs, and each router layer before them is
   // tried on every request. No other route starts with /api/ or /v1/.
-  const depsA = { verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits };
+  const depsA = {
+    verifier,
+    posts,
+    publishing,
+    accounts,
+    media,
+    publicUrl: env.publicUrl,
+    logger,
+    bodyLimit: env.BODY_LIMIT,
+    rateLimits,
+  };
   const depsB = { ...depsA, settings, webhooks, connect };
   app.use('/v1', variantBRouter(depsB));
   app.use('/api', variantARouter(depsA));
+
+  // Uploaded media to anyone holding its URL (networks fetch it from here): no API key.
+  app.use(mediaServeRouter({ media: mediaRepository, storage, logger }));
 
   // The API description and its docs page: public, before any authentication.
   app.use(openApiRouter());

@@ -1,5 +1,6 @@
 import {
   DEFAULT_AVAILABILITY_A,
+  mediaStorageConfig,
   networkBaseUrls,
   oauthAppsFromEnv,
   parseAppEnv,
@@ -7,16 +8,19 @@ import {
   parseDuration,
   parseEnvValue,
   parseTwitterAllowance,
+  type TMediaStorageConfig,
   type TTwitterAllowanceByPlan,
   ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
+  ZMediaEnv,
 } from '@sps/core';
 import { z } from 'zod';
 import { parseTrustProxy } from './http/client-address.js';
 import { parseTiersB, type TTiersB } from './limits-config.js';
 
 const ZApiEnv = ZCommonEnv.extend({
+  ...ZMediaEnv.shape,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   BODY_LIMIT: z.string().default('1mb'),
@@ -87,6 +91,7 @@ export type TApiEnv = z.output<typeof ZApiEnv> & {
   twitterAllowance: TTwitterAllowanceByPlan;
   publicUrl: string;
   oauthApps: ReturnType<typeof oauthAppsFromEnv>;
+  mediaStorage: TMediaStorageConfig;
 };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TApiEnv {
@@ -96,6 +101,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     networkBaseUrls: networkBaseUrls(source),
     publicUrl: (env.PUBLIC_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, ''),
     oauthApps: oauthAppsFromEnv(source),
+    mediaStorage: parseEnvValue('MEDIA_STORAGE', () => mediaStorageConfig(env)),
     tiersB: parseEnvValue('RATE_LIMIT_B_TIERS', () => parseTiersB(env.RATE_LIMIT_B_TIERS)),
     twitterAllowance: parseEnvValue('TWITTER_MONTHLY_ALLOWANCE', () =>
       parseTwitterAllowance(env.TWITTER_MONTHLY_ALLOWANCE),

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PLATFORMS, secretBox, type TPlatform } from '@sps/core';
 import { createDb, createSocialAccountRepository, type TDb, type TPlan } from '@sps/db';
 import { createTestAccount, createTestDatabase, type TTestAccount, testPrefix } from '@sps/db/testing';
@@ -94,6 +97,7 @@ export async function startTestApi(
       ? (options as TTestApiOptions)
       : { env: options as Record<string, string> };
   const database = await createTestDatabase();
+  const mediaDir = await mkdtemp(join(tmpdir(), 'sps-media-'));
   const sim = opts.publisher || opts.sim ? await startNetworkSim() : undefined;
   const env = loadEnv({
     DATABASE_URL: database.url,
@@ -107,6 +111,8 @@ export async function startTestApi(
     // Likewise for wrong keys: auth tests send many on purpose. abuse-auth.test.ts sets a real limit.
     AUTH_FAILURES_PER_MINUTE: '100000',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
+    // Uploaded media of this test file only (MEDIA_STORAGE=fs), removed by close().
+    MEDIA_DIR: mediaDir,
     ...(sim
       ? {
           ...Object.fromEntries(
@@ -233,6 +239,7 @@ export async function startTestApi(
       await Promise.allSettled([redis.quit(), subscriber.quit(), workerConnection.quit()]);
       await db.$disconnect();
       await sim?.close();
+      await rm(mediaDir, { recursive: true, force: true });
       await database.drop();
     },
   };

@@ -7,6 +7,7 @@ export * from './duration.js';
 export * from './env-schema.js';
 export * from './error-body.js';
 export * from './media-env.js';
+export * from './media-library.js';
 export * from './media-rules.js';
 export * from './mp4-duration.js';
 export * from './oauth-env.js';

@@ -7,6 +7,7 @@ export {
 } from './account-repository.js';
 export { createDb, isDbUnavailable, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
 export { recordEvent, type TEventType } from './event-repository.js';
+export { createMediaRepository, type TMediaRepository, type TNewMedia } from './media-repository.js';
 export {
   deployMigrations,
   diffMigrationsToSchema,
