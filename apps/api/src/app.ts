@@ -59,6 +59,8 @@ export interface TApi {
   app: Express;
   verifier: ApiKeyVerifier;
   metrics: TApiMetrics;
+  /** The media store (tests give it to an in-process publisher). */
+  storage: TStorage;
 }
 
 export function createApi({ env, db, redis, queues, logger, storage: givenStorage }: TApiDeps): TApi {
@@ -238,5 +240,5 @@ export function createApi({ env, db, redis, queues, logger, storage: givenStorag
   app.use((req, res) => {
     res.status(404).json({ error: `No route ${req.method} ${req.path}` });
   });
-  return { app, verifier, metrics };
+  return { app, verifier, metrics, storage };
 }

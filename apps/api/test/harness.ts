@@ -7,8 +7,10 @@ import { createTestAccount, createTestDatabase, type TTestAccount, testPrefix } 
 import { simOAuthEnv, startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import { createConnectors } from '@sps/networks';
 import { createQueues, createWorkerConnection, type TQueues } from '@sps/queue';
+import type { TStorage } from '@sps/storage';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
+import { ownMediaSource } from '../../publisher/src/own-media.js';
 import { createPublisher, type TPublisher } from '../../publisher/src/publisher.js';
 import type { TWebhooksOptions } from '../../webhooks/src/context.js';
 import { createMailer } from '../../webhooks/src/mailer.js';
@@ -22,6 +24,8 @@ export interface TTestApi {
   db: TDb;
   env: TApiEnv;
   redis: Redis;
+  /** The API's media store (MEDIA_STORAGE=fs in a temporary MEDIA_DIR unless the test says otherwise). */
+  storage: TStorage;
   queues: TQueues;
   /** Present with `{ publisher: true }` or `{ sim: true }`: the network simulator every connector points at. */
   sim?: TRunningSim;
@@ -132,7 +136,7 @@ export async function startTestApi(
   // TEST_LOG_LEVEL=debug shows what the in-process API and publisher log, to debug a failing test.
   const logger = createLogger((process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent', 'api-test');
   const apiDb = opts.wrapApiDb ? opts.wrapApiDb(db) : db;
-  const { app, verifier } = createApi({ env, db: apiDb, redis, queues, logger });
+  const { app, verifier, storage } = createApi({ env, db: apiDb, redis, queues, logger });
   await verifier.listen(subscriber, env.QUEUE_PREFIX);
   const socialAccounts = createSocialAccountRepository(db);
 
@@ -146,7 +150,13 @@ export async function startTestApi(
         baseUrls: env.networkBaseUrls,
         ...(sim ? { blueskyVideoUrl: `${sim.baseUrls.bluesky}/video` } : {}),
         // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
-        media: { allowPrivate: opts.mediaAllowPrivate ?? true, timeoutMs: 5_000, videoTimeoutMs: 10_000 },
+        media: {
+          // Media library URLs are read from the API's media store, as the publisher process does.
+          ownMedia: ownMediaSource(env.publicUrl, storage),
+          allowPrivate: opts.mediaAllowPrivate ?? true,
+          timeoutMs: 5_000,
+          videoTimeoutMs: 10_000,
+        },
         timeoutMs: opts.networkTimeoutMs ?? 2000,
         // The simulator finishes media processing at once; production waits the networks' documented cadence.
         processingWait: { intervalMs: 10, maxWaitMs: 2000 },
@@ -193,6 +203,7 @@ export async function startTestApi(
     app,
     db,
     env,
+    storage,
     redis,
     queues,
     ...(sim ? { sim } : {}),

@@ -15,6 +15,7 @@ export {
   type TFetchMedia,
   type TMediaFetchConfig,
   type TMediaRequest,
+  type TOwnMediaSource,
 } from './media-fetch.js';
 export { sniffMedia, type TSniffed } from './media-sniff.js';
 export { checkedIdentities } from './oauth/answers.js';

@@ -38,7 +38,20 @@ export interface TFetchedMedia {
 
 export type TFetchMedia = (request: TMediaRequest) => Promise<TStep<TFetchedMedia>>;
 
+/**
+ * This service's own uploaded media (the media library): URLs under its PUBLIC_URL are read from the
+ * media store directly, never over HTTP from itself (no address policy applies: the bytes are ours).
+ */
+export interface TOwnMediaSource {
+  /** A stream of the item's bytes when `url` is one of ours; null when it is any other URL. */
+  open(
+    url: string,
+  ): Promise<{ found: true; stream: AsyncIterable<Buffer> & { destroy(): void } } | { found: false } | null>;
+}
+
 export interface TMediaFetchConfig {
+  /** Where own media URLs are read from (the publisher passes the media store). */
+  ownMedia?: TOwnMediaSource;
   /** Lets media URLs resolve to loopback or private addresses (`MEDIA_ALLOW_PRIVATE_URLS`, tests only). */
   allowPrivate?: boolean;
   /**
@@ -103,7 +116,7 @@ function waitForResponse(stream: Request) {
 
 /** Reads a body, aborting as soon as it passes `cap` or its first bytes are not the kind asked for. */
 async function readCapped(
-  stream: Request,
+  stream: AsyncIterable<Buffer>,
   cap: number,
   kind: 'image' | 'video',
   declared: string,
@@ -112,7 +125,7 @@ async function readCapped(
   const chunks: Buffer[] = [];
   let total = 0;
   let sniffed = false;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
+  for await (const chunk of stream) {
     total += chunk.length;
     if (total > cap) throw new MediaRefusal('rejected', tooLarge);
     chunks.push(chunk);
@@ -175,6 +188,15 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
   });
 
   async function download(url: string, kind: 'image' | 'video', cap: number, limitText: string) {
+    const own = await config.ownMedia?.open(url);
+    if (own) {
+      if (!own.found) throw new MediaRefusal('rejected', 'the uploaded media item no longer exists');
+      try {
+        return await readCapped(own.stream, cap, kind, '', limitText);
+      } finally {
+        own.stream.destroy();
+      }
+    }
     const bound =
       kind === 'video'
         ? (config.videoTimeoutMs ?? DEFAULTS.videoTimeoutMs)
