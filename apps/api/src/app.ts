@@ -29,6 +29,8 @@ import { requestLog } from './http/request-log.js';
 import { mcpRouter } from './mcp/mcp.route.js';
 import { mediaServeRouter } from './media/media-serve.route.js';
 import { createMediaService } from './media/media-service.js';
+import { createTusStaging } from './media/tus-staging.js';
+import { type TTusStaging, tusUploadsHandler } from './media/tus-uploads.js';
 import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
 import { adminAuth, localOnly } from './ops/admin-auth.js';
@@ -53,6 +55,8 @@ export interface TApiDeps {
   logger: Logger;
   /** The media store; built from MEDIA_STORAGE when not given. */
   storage?: TStorage;
+  /** Where unfinished tus uploads wait; built from MEDIA_STORAGE when not given. */
+  tusStaging?: TTusStaging;
 }
 
 export interface TApi {
@@ -63,7 +67,15 @@ export interface TApi {
   storage: TStorage;
 }
 
-export function createApi({ env, db, redis, queues, logger, storage: givenStorage }: TApiDeps): TApi {
+export function createApi({
+  env,
+  db,
+  redis,
+  queues,
+  logger,
+  storage: givenStorage,
+  tusStaging,
+}: TApiDeps): TApi {
   const storage = givenStorage ?? createStorage(env.mediaStorage);
   const mediaRepository = createMediaRepository(db);
   const media = createMediaService({ media: mediaRepository, storage });
@@ -162,7 +174,13 @@ export function createApi({ env, db, redis, queues, logger, storage: givenStorag
     bodyLimit: env.BODY_LIMIT,
     rateLimits,
   };
-  const depsB = { ...depsA, settings, webhooks, connect };
+  const tusUploads = tusUploadsHandler({
+    media,
+    staging: tusStaging ?? createTusStaging(env.mediaStorage),
+    publicUrl: env.publicUrl,
+    logger,
+  });
+  const depsB = { ...depsA, settings, webhooks, connect, tusUploads };
   app.use('/v1', variantBRouter(depsB));
   app.use('/api', variantARouter(depsA));
 

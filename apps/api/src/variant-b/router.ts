@@ -28,6 +28,8 @@ export interface TVariantBDeps {
   connect: TConnectService;
   media: TMediaService;
   publicUrl: string;
+  /** tus 1.0 resumable uploads (`/v1/media/uploads`). */
+  tusUploads: RequestHandler;
   logger: Logger;
   bodyLimit: string;
   rateLimits: TRateLimits;
@@ -50,6 +52,7 @@ export function variantBRouter(deps: TVariantBDeps): Router {
   router.use(accountsRouterB(deps.accounts, deps.settings));
   router.use(connectRouterB(deps.connect));
   router.use(webhooksRouterB(deps.webhooks));
+  router.all(['/media/uploads', '/media/uploads/:uploadId'], deps.tusUploads);
   router.use(mediaRouterB(deps.media, deps.publicUrl));
   router.use(notFoundRoute);
   router.use(undecodable);
