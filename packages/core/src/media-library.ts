@@ -137,3 +137,42 @@ export function mediaViewA(publicUrl: string, item: TMediaRecord) {
     createdAt: item.createdAt.toISOString(),
   };
 }
+
+const mediaFields = {
+  id: z.string().meta({ description: 'The item id (a UUID).' }),
+  url: z.string().meta({
+    description:
+      'Public URL under PUBLIC_URL answering the bytes (with Range) to anyone holding it; use it as a media URL in posts.',
+  }),
+  type: z.enum(['image', 'gif', 'video']),
+};
+
+/** Variant B's media item, as `mediaViewB` writes it. */
+export const ZMediaViewB = z.object({
+  ...mediaFields,
+  mime_type: z.string(),
+  size_bytes: z.int().min(0),
+  width: z.int().nullable(),
+  height: z.int().nullable(),
+  duration_s: z.number().nullable().meta({ description: 'Seconds, for MP4 and MOV videos.' }),
+  alt_text: z.string().nullable(),
+  created_at: z.string(),
+});
+
+/** Variant A's media item, as `mediaViewA` writes it. */
+export const ZMediaViewA = z.object({
+  ...mediaFields,
+  mimeType: z.string(),
+  sizeBytes: z.int().min(0),
+  width: z.int().nullable(),
+  height: z.int().nullable(),
+  durationS: z.number().nullable().meta({ description: 'Seconds, for MP4 and MOV videos.' }),
+  altText: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+mediaViewB satisfies (publicUrl: string, item: TMediaRecord) => z.output<typeof ZMediaViewB>;
+mediaViewA satisfies (publicUrl: string, item: TMediaRecord) => z.output<typeof ZMediaViewA>;
+
+/** The query of the media lists (for the OpenAPI document). */
+export const ZMediaPageQuery = ZMediaPage;
