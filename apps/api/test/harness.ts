@@ -169,6 +169,7 @@ export async function startTestApi(
       ...(opts.keyTrustMs ? { keyTrustMs: opts.keyTrustMs } : {}),
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
       twitterAllowance: env.twitterAllowance,
+      mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
       oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
     });

@@ -67,6 +67,7 @@ const publisher = await createPublisher({
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,
   twitterAllowance: env.TWITTER_MONTHLY_ALLOWANCE,
+  mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
   oauth: {
     apps: env.oauthApps,
     baseUrls: env.networkBaseUrls,

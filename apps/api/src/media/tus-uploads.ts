@@ -110,6 +110,15 @@ export function tusUploadsHandler(deps: {
       return tusError(error);
     },
   });
+  // Uploads left unfinished past the staging store's expiration (24 h) are removed hourly.
+  const cleanup = setInterval(
+    () =>
+      void server
+        .cleanUpExpiredUploads()
+        .catch((err: unknown) => deps.logger.warn({ err }, 'tus cleanup of expired uploads failed')),
+    60 * 60 * 1000,
+  );
+  cleanup.unref();
   return (req, res) => {
     void server.handle(req, res);
   };
