@@ -217,6 +217,12 @@ export function createApi({
       settings,
       webhooks,
       connect,
+      media,
+      publicUrl: env.publicUrl,
+      mediaDownload: {
+        allowPrivate: env.MEDIA_ALLOW_PRIVATE_URLS,
+        videoTimeoutMs: env.MEDIA_VIDEO_DOWNLOAD_TIMEOUT,
+      },
       logger,
       bodyLimit: env.BODY_LIMIT,
       // MCP messages count against the key's Variant B limits: publishing tools the hourly publish limit,

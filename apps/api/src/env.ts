@@ -52,6 +52,10 @@ const ZApiEnv = ZCommonEnv.extend({
       }
     }),
   WEBHOOK_ALLOW_PRIVATE_URLS: ZBooleanFlag,
+  /** `true` lets media URLs given to MCP's upload_media resolve to loopback or private addresses (tests only). */
+  MEDIA_ALLOW_PRIVATE_URLS: ZBooleanFlag,
+  /** Bound on one download of MCP upload_media from a URL (all hops, headers and body), as the publisher's for videos. */
+  MEDIA_VIDEO_DOWNLOAD_TIMEOUT: ZDuration.default(parseDuration('5m')),
   /** Variant A network availability, `platform=live|testing|pending_approval|disabled,...`. */
   NETWORK_AVAILABILITY: z.string().default(DEFAULT_AVAILABILITY_A),
   /** How long Variant A publish, create-with-published and retry wait for the networks' outcome. */
