@@ -176,7 +176,7 @@ export function createApi({
   };
   const tusUploads = tusUploadsHandler({
     media,
-    staging: tusStaging ?? createTusStaging(env.mediaStorage),
+    staging: tusStaging ?? createTusStaging(env.mediaStorage, env.MEDIA_DIR),
     publicUrl: env.publicUrl,
     logger,
   });
