@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { fakeMp4 } from '@sps/core';
 import sharp from 'sharp';
@@ -108,6 +110,50 @@ describe('media library (/v1/media, /api/media, /media/…)', () => {
     expect(res.body.details).toMatchObject({ field: 'file', limit_bytes: 50 * 1024 * 1024, plan: 'free' });
     const after = await request(api.app).get('/v1/media').set(bearer(freeKey));
     expect(after.body.total).toBe(before.body.total);
+  });
+
+  it('refuses a declared Content-Length over the cap before reading the body', async () => {
+    const server = api.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      // 5 GB declared, a few bytes sent: the answer comes without the body ever arriving.
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/v1/media',
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': 'multipart/form-data; boundary=x',
+              'content-length': String(5 * 1024 ** 3),
+            },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk) => {
+              body += chunk;
+            });
+            res.on('end', () => {
+              resolve({ status: res.statusCode ?? 0, body });
+              req.destroy();
+            });
+          },
+        );
+        req.on('error', reject);
+        req.write('--x\r\n');
+      });
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toMatchObject({
+        code: 'payload_too_large',
+        details: { field: 'file', limit_bytes: 4 * 1024 ** 3 },
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('answers 413 when the upload would pass the account quota (free plan: 2 GB), naming quota and use', async () => {

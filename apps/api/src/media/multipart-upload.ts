@@ -1,7 +1,10 @@
 import { AppError, MAX_ALT_TEXT } from '@sps/core';
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
-import type { TMediaService, TStoredUpload } from './media-service.js';
+import { type TMediaService, type TStoredUpload, tooLarge } from './media-service.js';
+
+/** What a multipart body may carry besides the file (boundaries, part headers, alt text). */
+const ENVELOPE_BYTES = 64 * 1024;
 
 /** Bytes of a refused upload's rest still read (and dropped) so the client sees the answer, not a reset. */
 const DRAIN_LIMIT = 16 * 1024 * 1024;
@@ -20,7 +23,45 @@ const FIX = 'Send multipart/form-data with the media in one part named "file" (a
  * store (never buffered whole), `alt_text` (or `altText`) is taken as a field. Any other file part, a second
  * file or a body that is not multipart is a 400 naming `file`.
  */
-export function receiveUpload(
+export async function receiveUpload(
+  req: Request,
+  res: Response,
+  service: TMediaService,
+  account: { accountId: string; plan: string },
+  altTextField: 'alt_text' | 'altText',
+): Promise<{ upload: TStoredUpload; altText: string | null }> {
+  // A declared length already over the largest file this plan takes, or over the quota left, is refused
+  // before a byte is read (the stream checks would only say so after reading gigabytes).
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared)) {
+    const limits = await service.allowance(account.accountId, account.plan);
+    const cap = Math.max(limits.imageBytes, limits.videoBytes);
+    const refusal =
+      declared - ENVELOPE_BYTES > cap
+        ? tooLarge(
+            `The file is larger than the ${Math.round(cap / 1048576)} MB this plan allows for one file`,
+            {
+              limit_bytes: cap,
+              plan: account.plan,
+            },
+          )
+        : declared - ENVELOPE_BYTES > limits.left
+          ? tooLarge("The upload would pass this account's media storage quota", {
+              quota_bytes: limits.quotaBytes,
+              used_bytes: limits.used,
+              plan: account.plan,
+            })
+          : null;
+    if (refusal) {
+      if (declared > DRAIN_LIMIT) res.setHeader('Connection', 'close');
+      req.resume();
+      throw refusal;
+    }
+  }
+  return receiveStream(req, res, service, account, altTextField);
+}
+
+function receiveStream(
   req: Request,
   res: Response,
   service: TMediaService,
