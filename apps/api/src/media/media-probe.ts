@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { mp4DurationSeconds } from '@sps/core';
+import { mp4DurationSeconds, mp4VideoSize } from '@sps/core';
 import type { TStorage } from '@sps/storage';
 import sharp from 'sharp';
 
@@ -25,34 +25,48 @@ export async function imageSize(head: Buffer): Promise<{ width: number | null; h
   }
 }
 
+export interface TVideoHeader {
+  durationS: number | null;
+  width: number | null;
+  height: number | null;
+}
+
+const UNKNOWN: TVideoHeader = { durationS: null, width: null, height: null };
+
 /**
- * An MP4/MOV's duration from its `moov` box, read from the store by ranges: the top-level boxes are walked
- * by their 16-byte headers (the `moov` may sit after gigabytes of `mdat`), then only `moov` is read.
+ * An MP4/MOV's duration and display size from its `moov` box, read from the store by ranges: the top-level
+ * boxes are walked by their 16-byte headers (the `moov` may sit after gigabytes of `mdat`), then only `moov`
+ * is read.
  */
-export async function mp4Duration(storage: TStorage, key: string, size: number): Promise<number | null> {
+export async function mp4Header(storage: TStorage, key: string, size: number): Promise<TVideoHeader> {
   let offset = 0;
   for (let i = 0; i < MAX_TOP_BOXES && offset + 8 <= size; i += 1) {
     const header = await collect(
       await storage.get(key, { start: offset, end: Math.min(offset + 15, size - 1) }),
     );
-    if (header.length < 8) return null;
+    if (header.length < 8) return UNKNOWN;
     let boxSize = header.readUInt32BE(0);
     const type = header.toString('latin1', 4, 8);
     if (boxSize === 1) {
-      if (header.length < 16) return null;
+      if (header.length < 16) return UNKNOWN;
       boxSize = Number(header.readBigUInt64BE(8));
     } else if (boxSize === 0) {
       boxSize = size - offset;
     }
-    if (boxSize < 8) return null;
+    if (boxSize < 8) return UNKNOWN;
     if (type === 'moov') {
-      if (boxSize > MAX_MOOV_BYTES) return null;
+      if (boxSize > MAX_MOOV_BYTES) return UNKNOWN;
       const moov = await collect(
         await storage.get(key, { start: offset, end: Math.min(offset + boxSize, size) - 1 }),
       );
-      return mp4DurationSeconds(moov);
+      const dimensions = mp4VideoSize(moov);
+      return {
+        durationS: mp4DurationSeconds(moov),
+        width: dimensions?.width ?? null,
+        height: dimensions?.height ?? null,
+      };
     }
     offset += boxSize;
   }
-  return null;
+  return UNKNOWN;
 }

@@ -11,7 +11,7 @@ import {
 import type { TMediaRepository } from '@sps/db';
 import { sniffMedia } from '@sps/networks';
 import type { TStorage } from '@sps/storage';
-import { imageSize, mp4Duration } from './media-probe.js';
+import { imageSize, mp4Header } from './media-probe.js';
 
 /** Bytes of an upload kept for the type check and the image header (the rest only streams through). */
 const HEAD_BYTES = 1024 * 1024;
@@ -138,11 +138,13 @@ export function createMediaService(deps: { media: TMediaRepository; storage: TSt
   async function record(upload: TStoredUpload, altText: string | null): Promise<TMediaRecord> {
     try {
       const accepted = ACCEPTED_MEDIA_TYPES[upload.mimeType]!;
-      const size = accepted.type === 'video' ? { width: null, height: null } : await imageSize(upload.head);
-      const durationS =
-        upload.mimeType === 'video/mp4' || upload.mimeType === 'video/quicktime'
-          ? await mp4Duration(storage, upload.key, upload.size)
-          : null;
+      const isoVideo = upload.mimeType === 'video/mp4' || upload.mimeType === 'video/quicktime';
+      const video = isoVideo ? await mp4Header(storage, upload.key, upload.size) : null;
+      const size =
+        accepted.type === 'video'
+          ? { width: video?.width ?? null, height: video?.height ?? null }
+          : await imageSize(upload.head);
+      const durationS = video?.durationS ?? null;
       const outcome = await media.insertWithinQuota(
         {
           id: upload.id,
