@@ -62,6 +62,35 @@ describe('publishing uploaded media through the simulator', () => {
     }
   });
 
+  it('sends an uploaded image to Bluesky as a blob of the same size and type, with the alt text of the post', async () => {
+    const account = await api.account('pro');
+    await api.connect(account.accountId, 'bluesky');
+    const png = await sharp({ create: { width: 50, height: 40, channels: 3, background: '#00ff00' } })
+      .png()
+      .toBuffer();
+    const item = await upload(account.apiKey, png, 'g.png');
+    const m = uniqueMarker('bsky');
+    const post = await createB(api, account.apiKey, {
+      content: `uploaded ${m}`,
+      platforms: ['bluesky'],
+      media: { images: [{ url: item.url, alt_text: 'green' }] },
+    });
+    expect(
+      (await request(api.app).post(`/v1/posts/${post.id}/publish`).set(bearer(account.apiKey))).status,
+    ).toBe(200);
+    const done = await settleB(api, account.apiKey, post.id, 15_000);
+    expect(done.status).toBe('published');
+    const [sent] = simPosts(api, 'bluesky', m);
+    const embed = sent?.media as { images: { alt: string; image: { size: number; mimeType: string } }[] };
+    expect(embed.images).toEqual([
+      {
+        alt: 'green',
+        aspectRatio: { width: 50, height: 40 },
+        image: expect.objectContaining({ size: png.length, mimeType: 'image/png' }),
+      },
+    ]);
+  });
+
   it('fails the network with a clear reason when the uploaded item was deleted after the post was made', async () => {
     const account = await api.account('pro');
     await api.connect(account.accountId, 'telegram');
