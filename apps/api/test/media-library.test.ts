@@ -234,6 +234,19 @@ describe('media library (/v1/media, /api/media, /media/…)', () => {
     expect((await request(api.app).get('/media/../../etc/passwd')).status).toBe(404);
   });
 
+  it('answers a JSON 503 when the media table cannot be read (never an HTML error page)', async () => {
+    const created = await upload(image, 'a.png');
+    await api.db.$executeRawUnsafe('ALTER TABLE media RENAME TO media_away');
+    try {
+      const res = await request(api.app).get(new URL(created.body.url).pathname);
+      expect(res.status).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers['retry-after']).toBe('5');
+    } finally {
+      await api.db.$executeRawUnsafe('ALTER TABLE media_away RENAME TO media');
+    }
+  });
+
   it('deletes an item no pending post uses (204, URL gone); 409 media_in_use naming the posts otherwise', async () => {
     const created = await upload(image, 'a.png');
     const { id, url } = created.body as { id: string; url: string };

@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { TMediaRepository } from '@sps/db';
 import { StorageNotFoundError, type TStorage } from '@sps/storage';
-import { Router } from 'express';
+import { type ErrorRequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import parseRange from 'range-parser';
 
@@ -84,5 +84,17 @@ export function mediaServeRouter(deps: {
       }
     }
   });
+  // The store or the database failing: a JSON 503 the fetching network can retry, never Express's HTML page.
+  router.use('/media', ((error, req, res, _next) => {
+    deps.logger.error({ err: error, path: req.path }, 'media serving failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res
+      .status(503)
+      .set({ 'Retry-After': '5', 'Cache-Control': 'no-store' })
+      .json({ error: 'Media temporarily unavailable' });
+  }) as ErrorRequestHandler);
   return router;
 }
