@@ -13,6 +13,7 @@ export {
   type TFeedEvent,
 } from './event-feed-repository.js';
 export { recordEvent, type TEventType } from './event-repository.js';
+export { createMediaRepository, type TMediaRepository, type TNewMedia } from './media-repository.js';
 export {
   createIdempotencyRepository,
   type TIdempotencyClaim,
