@@ -13,7 +13,6 @@ export {
   type TFeedEvent,
 } from './event-feed-repository.js';
 export { recordEvent, type TEventType } from './event-repository.js';
-export { createMediaRepository, type TMediaRepository, type TNewMedia } from './media-repository.js';
 export {
   createIdempotencyRepository,
   type TIdempotencyClaim,
@@ -22,6 +21,7 @@ export {
   type TIdempotencyWrite,
   writeIdempotencyInTx,
 } from './idempotency-repository.js';
+export { createMediaRepository, type TMediaRepository, type TNewMedia } from './media-repository.js';
 export {
   deployMigrations,
   diffMigrationsToSchema,
