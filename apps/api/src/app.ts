@@ -12,9 +12,8 @@ import {
   pingDb,
   type TDb,
 } from '@sps/db';
-import type { TQueues } from '@sps/queue';
+import type { TQueues, TRedis } from '@sps/queue';
 import express, { type Express } from 'express';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { dashboardApiRouter } from './dashboard/dashboard.route.js';
 import { dashboardStatic } from './dashboard/dashboard-static.js';
@@ -44,7 +43,7 @@ import { variantBRouter } from './variant-b/router.js';
 export interface TApiDeps {
   env: TApiEnv;
   db: TDb;
-  redis: Redis;
+  redis: TRedis;
   queues: TQueues;
   logger: Logger;
 }

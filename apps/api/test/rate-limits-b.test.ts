@@ -5,7 +5,7 @@ import type { Response } from 'supertest';
 import request from 'supertest';
 import { createApi } from '../src/app.js';
 import { createLogger } from '../src/logger.js';
-import { bearer, startTestApi, type TTestApi } from './harness.js';
+import { bearer, connected, startTestApi, type TTestApi } from './harness.js';
 
 // Variant B limits per API key by tier, with the published numbers (no overrides): 60/300/1000 requests
 // per minute, 10/60/300 publishes per hour.
@@ -236,7 +236,7 @@ describe('Variant B rate limits', () => {
   });
 
   it('two API instances sharing one Redis share one counter', async () => {
-    const redis = new Redis(api.env.REDIS_URL, { maxRetriesPerRequest: 1 });
+    const redis = await connected(api.redisFactory.producer());
     try {
       const second = createApi({
         env: api.env,

@@ -1,4 +1,15 @@
-export { bullPrefix, createProducerConnection, createWorkerConnection } from './connection.js';
+export {
+  bullPrefix,
+  ClusterSubscriber,
+  createRedisFactory,
+  deleteKeysMatching,
+  type TConnectionOptions,
+  type TRedis,
+  type TRedisFactory,
+  type TRedisNode,
+  type TRedisTarget,
+  type TSubscriber,
+} from './connection.js';
 export {
   JOBS,
   parsePayload,
