@@ -1,5 +1,6 @@
 import {
   createAccountRepository,
+  createEventFeedRepository,
   createMastodonAppRepository,
   createOAuthStateRepository,
   createOwnerRepository,
@@ -17,6 +18,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { dashboardApiRouter } from './dashboard/dashboard.route.js';
 import { dashboardStatic } from './dashboard/dashboard-static.js';
+import { LiveEvents } from './dashboard/live-events.js';
 import { SessionStore } from './dashboard/session-store.js';
 import { createUsageService } from './dashboard/usage-service.js';
 import type { TApiEnv } from './env.js';
@@ -52,6 +54,8 @@ export interface TApi {
   app: Express;
   verifier: ApiKeyVerifier;
   metrics: TApiMetrics;
+  /** The dashboard's live streams: closed first on shutdown, so the HTTP server can drain. */
+  live: LiveEvents;
 }
 
 export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
@@ -82,7 +86,18 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const postRepository = createPostRepository(db);
   const socialAccounts = createSocialAccountRepository(db);
   const jobs = createPostJobs(queues, logger);
-  const posts = createPostService({ posts: postRepository, jobs, queues });
+  // The dashboard's live updates: the outbox for what it records, change notices for the rest.
+  const live = new LiveEvents({
+    feed: createEventFeedRepository(db),
+    redis,
+    prefix: env.QUEUE_PREFIX,
+    logger,
+    pollMs: env.DASHBOARD_EVENTS_POLL,
+    maxPerAccount: env.DASHBOARD_EVENTS_PER_ACCOUNT,
+    maxTotal: 5_000,
+  });
+  const onChange = (accountId: string, postId: string | null) => live.postChanged(accountId, postId);
+  const posts = createPostService({ posts: postRepository, jobs, queues, onChange });
   const twitterAllowance = createTwitterAllowance(createUsageRepository(db), env.twitterAllowance);
   const publishing = createPublishService({
     posts: postRepository,
@@ -93,6 +108,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     availability: env.availability,
     waitMs: env.PUBLISH_WAIT,
     twitterAllowance,
+    onChange,
   });
   const rateLimits = createRateLimits({ env, redis, logger });
   const accounts = createAccountService({ socialAccounts, settings, jobs });
@@ -208,6 +224,8 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       connectOptions: () => connect.options(),
       variantA: (authenticate) => variantARouter({ ...depsA, authenticate }),
       variantB: (authenticate) => variantBRouter({ ...depsB, authenticate }),
+      live,
+      eventsHeartbeatMs: env.DASHBOARD_EVENTS_HEARTBEAT,
     }),
   );
   app.use('/dashboard', dashboardStatic());
@@ -215,5 +233,5 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   app.use((req, res) => {
     res.status(404).json({ error: `No route ${req.method} ${req.path}` });
   });
-  return { app, verifier, metrics };
+  return { app, verifier, metrics, live };
 }

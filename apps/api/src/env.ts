@@ -76,6 +76,12 @@ const ZApiEnv = ZCommonEnv.extend({
     .string()
     .regex(/^\d{6}(\.\d{2})?$/, 'a LinkedIn version is YYYYMM (or YYYYMM.NN)')
     .default('202607'),
+  /** Live dashboard streams (`/dashboard/api/events`) one account may keep open per API process. */
+  DASHBOARD_EVENTS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(10),
+  /** How often an open dashboard stream sends a keep-alive comment and checks that its session still exists. */
+  DASHBOARD_EVENTS_HEARTBEAT: ZDuration.default(parseDuration('15s')),
+  /** How often the outbox is read for the dashboard's streams while any is open (one read for all of them). */
+  DASHBOARD_EVENTS_POLL: ZDuration.default(parseDuration('250ms')),
 });
 
 export type TApiEnv = z.output<typeof ZApiEnv> & {

@@ -27,7 +27,7 @@ const subscriber = redisFactory.subscriber(`${env.QUEUE_PREFIX}-key-revocations`
 redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 subscriber.on('error', (err) => logger.warn({ err: err.message }, 'redis subscriber error'));
 
-const { app, verifier } = createApi({ env, db, redis, queues, logger });
+const { app, verifier, live } = createApi({ env, db, redis, queues, logger });
 await verifier.listen(subscriber, env.QUEUE_PREFIX);
 
 const server: Server = app.listen(env.PORT, env.HOST, () => {
@@ -65,6 +65,8 @@ stopOnSignals({
   logger,
   forceAfterMs: DRAIN_MS + 3 * CLOSE_MS + 2_000,
   steps: [
+    // Open dashboard streams never finish by themselves: ended first, so the drain below can complete.
+    { name: 'dashboard streams', run: () => live.close(), timeoutMs: CLOSE_MS },
     {
       name: 'http server',
       run: async () => {

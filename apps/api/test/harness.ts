@@ -17,11 +17,14 @@ import type { TWebhooksOptions } from '../../webhooks/src/context.js';
 import { createMailer } from '../../webhooks/src/mailer.js';
 import { createWebhooksWorker, type TWebhooksWorker } from '../../webhooks/src/webhooks.js';
 import { createApi } from '../src/app.js';
+import type { LiveEvents } from '../src/dashboard/live-events.js';
 import { loadEnv, type TApiEnv } from '../src/env.js';
 import { createLogger } from '../src/logger.js';
 
 export interface TTestApi {
   app: Express;
+  /** The API's dashboard live streams (`/dashboard/api/events`). */
+  live: LiveEvents;
   db: TDb;
   env: TApiEnv;
   /** The API's Redis connection (one server, or the cluster when REDIS_CLUSTER_NODES is set). */
@@ -139,7 +142,7 @@ export async function startTestApi(
   // TEST_LOG_LEVEL=debug shows what the in-process API and publisher log, to debug a failing test.
   const logger = createLogger((process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent', 'api-test');
   const apiDb = opts.wrapApiDb ? opts.wrapApiDb(db) : db;
-  const { app, verifier } = createApi({ env, db: apiDb, redis, queues, logger });
+  const { app, verifier, live } = createApi({ env, db: apiDb, redis, queues, logger });
   await verifier.listen(subscriber, env.QUEUE_PREFIX);
   const socialAccounts = createSocialAccountRepository(db);
 
@@ -198,6 +201,7 @@ export async function startTestApi(
 
   const api: TTestApi = {
     app,
+    live,
     db,
     env,
     redis,
@@ -238,6 +242,7 @@ export async function startTestApi(
       delete api.webhooks;
     },
     async close() {
+      await live.close();
       await api.webhooks?.close();
       await api.publisher?.close();
       await queues.close();

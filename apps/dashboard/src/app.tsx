@@ -1,6 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { ApiError, api, setCsrfToken, type TSessionView } from './api.js';
+import { LiveBadge } from './live-badge.js';
+import { useLiveUpdates } from './live-updates.js';
 import { AccountsPage } from './pages/accounts-page.js';
 import { KeysPage } from './pages/keys-page.js';
 import { PostsPage } from './pages/posts-page.js';
@@ -45,6 +47,8 @@ export function App() {
     },
   });
 
+  useLiveUpdates(client, Boolean(session.data));
+
   if (session.isPending) return <p className="loading">Loading…</p>;
   if (session.isError)
     return <p role="alert">The dashboard cannot reach the service: {session.error.message}</p>;
@@ -77,6 +81,7 @@ export function App() {
             </a>
           ))}
         </nav>
+        <LiveBadge />
         <span className="who">
           {session.data.account.name} ({session.data.account.plan})
         </span>

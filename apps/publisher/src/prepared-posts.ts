@@ -1,9 +1,13 @@
-import type { TPlatform, TPostRecord } from '@sps/core';
-import type { TLoadedPost, TPreparedAccount } from '@sps/db';
+import type { TPostRecord } from '@sps/core';
+import type { TLoadedPost } from '@sps/db';
 import { JOBS, type TQueues } from '@sps/queue';
 import type { Job } from 'bullmq';
 import type { TPublisherContext } from './context.js';
-import { startDuePost, takeTwitterAllowance } from './due-post.js';
+import { beginPrepared, type TPreparedPost } from './prepared-start.js';
+import { publishEnqueuer } from './publish-enqueuer.js';
+import { createPublishSlots } from './publish-slots.js';
+
+export type { TPreparedPost } from './prepared-start.js';
 
 /**
  * Prepared posts started at the same second are published by this process directly, this many at once
@@ -15,29 +19,6 @@ const START_CHUNK = 500;
 /** Below this stuck threshold the reconciler could take a live in-process publish for a lost one. */
 const MIN_STUCK_AFTER_FOR_DIRECT_MS = 10_000;
 
-/**
- * A scheduled post read and checked ahead of its due time by this process (the prepare job): at the due
- * second it is started from here, so the work left then is one batched version check, one batched start
- * statement and the publish job. What was read ahead is trusted only while it is still true: the start
- * statement requires the post's `updated_at` unchanged (an edit, an unschedule or a delete makes it fall
- * back to the ordinary path), and each account's `is_active` and `credentials_version` are read again
- * first (a disconnect, reconnect or token refresh does the same).
- */
-export interface TPreparedPost {
-  post: TPostRecord;
-  dueAt: number;
-  /** The account each network publishes with. */
-  accounts: Partial<Record<TPlatform, string>>;
-  /** The credentials version of each of those accounts when the post was prepared. */
-  versions: Record<string, number>;
-  /** Whether its twitter publish takes from the monthly allowance (Variant A), and the owner's plan. */
-  owner: { counts: boolean; accountId: string; plan: string };
-  /** Those accounts' rows (sealed credentials), used as they are while their versions hold. */
-  accountRows: TPreparedAccount[];
-  /** Segment rows the post had: with none, the started post is published without being read again. */
-  segmentCount: number;
-}
-
 export interface TPreparedPosts {
   /** False once the process is stopping: the post is then left to its schedule job. */
   add(prepared: TPreparedPost): boolean;
@@ -45,39 +26,6 @@ export interface TPreparedPosts {
   size(): number;
   /** Stops the timers; answers the posts that were not started (their backstop must fire on time). */
   close(): Promise<TPreparedPost[]>;
-}
-
-/** Publish jobs added in the same turn go to Redis in one `addBulk` (thousands start in the same second). */
-function publishEnqueuer(queues: TQueues) {
-  let pending: { postId: string; attempt: number; done: (error?: unknown) => void }[] = [];
-  const flush = () => {
-    const batch = pending;
-    pending = [];
-    queues.publish
-      .addBulk(
-        batch.map(({ postId, attempt }) => {
-          const payload = JOBS.publish.payload.parse({ postId, attempt });
-          return {
-            name: 'publish',
-            data: payload,
-            opts: { ...JOBS.publish.options, jobId: JOBS.publish.jobId(payload) },
-          };
-        }),
-      )
-      .then(
-        () => {
-          for (const item of batch) item.done();
-        },
-        (error: unknown) => {
-          for (const item of batch) item.done(error);
-        },
-      );
-  };
-  return (postId: string, attempt: number) =>
-    new Promise<void>((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push({ postId, attempt, done: (error) => (error === undefined ? resolve() : reject(error)) });
-    });
 }
 
 /** The publish job's processor and the delay of the job that takes over when it asks for a retry. */
@@ -97,32 +45,10 @@ export function createPreparedPosts(
   const full = ctx as TPublisherContext;
   let closed = false;
 
-  /** The ordinary path, on what PostgreSQL holds now (as the schedule job would do it). */
-  async function fallback(prepared: TPreparedPost): Promise<string> {
-    const found = await ctx.posts.findForWorker(prepared.post.id);
-    if (!found || found.deletedAt) return 'post_gone';
-    const { post } = found;
-    if (post.status !== 'scheduled' || post.scheduledFor?.getTime() !== prepared.dueAt) return 'stale';
-    return startDuePost(full, post, 'scheduled', true);
-  }
-
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  const roomWaiters: (() => void)[] = [];
+  const slots = createPublishSlots(PREPARED_PUBLISH_CONCURRENCY, START_CHUNK);
   function track(work: Promise<unknown>) {
     const tracked = work.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
-  }
-  async function slot<T>(work: () => Promise<T>): Promise<T> {
-    if (running >= PREPARED_PUBLISH_CONCURRENCY) await new Promise<void>((go) => waiting.push(go));
-    running += 1;
-    try {
-      return await work();
-    } finally {
-      running -= 1;
-      waiting.shift()?.();
-      if (waiting.length <= START_CHUNK) for (const go of roomWaiters.splice(0)) go();
-    }
   }
 
   /**
@@ -139,7 +65,7 @@ export function createPreparedPosts(
       opts: { attempts: JOBS.publish.options.attempts },
       timestamp: Date.now(),
     } as unknown as Job;
-    await slot(async () => {
+    await slots.run(async () => {
       const heartbeat = setInterval(
         () => void ctx.publishing.touch(postId).catch(() => undefined),
         ctx.options.stuckAfterMs / 3,
@@ -159,46 +85,15 @@ export function createPreparedPosts(
   }
 
   async function start(prepared: TPreparedPost): Promise<string> {
+    const started = await beginPrepared(full, prepared);
+    if (started.kind !== 'started') return started.result;
     const { post } = prepared;
-    const ids = Object.keys(prepared.versions);
-    const current = await Promise.all(ids.map((id) => ctx.publishing.accountVersion(id)));
-    const unchanged = current.every(
-      (v, i) => v?.isActive === true && v.credentialsVersion === prepared.versions[ids[i] as string],
-    );
-    if (!unchanged) return fallback(prepared);
-    const allowance = await takeTwitterAllowance(full, post, prepared.owner);
-    if (allowance.refused && post.platforms.length === 1) {
-      await allowance.release?.().catch(() => undefined);
-      return fallback(prepared);
-    }
-    const outcome = await ctx.publishing
-      .begin({
-        accountId: post.accountId,
-        postId: post.id,
-        from: ['scheduled'],
-        accounts: prepared.accounts,
-        clearQueue: true,
-        expectUpdatedAt: post.updatedAt,
-        ...(allowance.refused
-          ? { preFailed: { twitter: { error: allowance.refused, errorKind: 'quota_exceeded' } } }
-          : {}),
-      })
-      .catch(async (error: unknown) => {
-        await allowance.release?.().catch(() => undefined);
-        throw error;
-      });
-    if (outcome.kind !== 'started') {
-      await allowance.release?.().catch(() => undefined);
-      // Edited since it was prepared: the ordinary path reads it again. Otherwise it was deleted,
-      // published early, or started by the backstop: nothing to do.
-      return outcome.kind === 'changed' ? fallback(prepared) : 'skipped';
-    }
     // Should this process die (or Redis fail) from here on, the post is `publishing` without a job: the
     // reconciler's stuck check gives it one (as after a schedule job's enqueue fails after its start).
-    if (ctx.options.stuckAfterMs < MIN_STUCK_AFTER_FOR_DIRECT_MS) await enqueue(post.id, outcome.attempt);
+    if (ctx.options.stuckAfterMs < MIN_STUCK_AFTER_FOR_DIRECT_MS) await enqueue(post.id, started.attempt);
     else
       track(
-        publishHere(post.id, outcome.attempt, startedAsLoaded(prepared, outcome.post)).catch(
+        publishHere(post.id, started.attempt, startedAsLoaded(prepared, started.post)).catch(
           (error: unknown) =>
             // The publish job could not be added either: the reconciler's stuck check will.
             ctx.logger.warn({ postId: post.id, err: (error as Error).message }, 'prepared publish failed'),
@@ -219,7 +114,7 @@ export function createPreparedPosts(
     track(
       (async () => {
         for (let i = 0; i < due.length; i += START_CHUNK) {
-          while (waiting.length > START_CHUNK) await new Promise<void>((go) => roomWaiters.push(go));
+          await slots.room();
           if (closed) {
             // Stopping: the rest go back to their schedule jobs, which fire at once.
             for (const left of due.slice(i))

@@ -29,4 +29,5 @@ export * from './text-parser-stats.js';
 export * from './thread-plan.js';
 export * from './twitter-allowance.js';
 export * from './webhook-b.js';
+export * from './youtube-text.js';
 export * from './zod-issues.js';

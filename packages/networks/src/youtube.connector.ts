@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { youtubeDescription as sanitize, youtubeTitle as titleOf } from '@sps/core';
 import { HTTPError } from 'got';
 import type {
   TConnectorAccount,
@@ -23,7 +24,6 @@ import { quotaFailure } from './youtube-quota.js';
 
 const DEFAULT_BASE_URL = 'https://www.googleapis.com';
 const NETWORK = 'YouTube';
-const TITLE_MAX = 100;
 const DESCRIPTION_MAX_BYTES = 5000;
 /**
  * YouTube takes files up to 256 GB, but the shared media fetcher holds a download in memory, so this
@@ -44,19 +44,8 @@ function classify(error: unknown): TNetworkFailure {
   return quotaFailure(error, classifyHttpError(error, { network: NETWORK }), NETWORK);
 }
 
-/** YouTube refuses `<` and `>` in titles and descriptions; look-alikes keep the text readable. */
-function sanitize(text: string): string {
-  return text.replace(/</g, '‹').replace(/>/g, '›');
-}
-
-function titleOf(text: string): string {
-  const line =
-    text
-      .split('\n')
-      .find((l) => l.trim() !== '')
-      ?.trim() ?? '';
-  return Array.from(sanitize(line)).slice(0, TITLE_MAX).join('') || 'Video';
-}
+// The title and description (with `<` and `>` replaced) come from @sps/core's youtube-text, which the
+// dashboard's preview uses too.
 
 interface TVideo {
   id?: string;

@@ -17,6 +17,8 @@ import { errorHandler, notFoundRoute } from '../http/error-handler.js';
 import { jsonBody } from '../http/json-body.js';
 import { retryAfterSeconds, type WindowLimiter } from '../http/rate-limit.js';
 import type { TConnectOption } from '../services/connect-service.js';
+import { eventsRoute } from './events.route.js';
+import type { LiveEvents } from './live-events.js';
 import { clearSessionCookie, sessionAuthenticate, sessionIdOf, setSessionCookie } from './session-auth.js';
 import type { SessionStore } from './session-store.js';
 import type { TUsageService } from './usage-service.js';
@@ -49,6 +51,9 @@ export interface TDashboardDeps {
   /** The public routers, mounted again behind the session: the dashboard re-implements no rule. */
   variantA: (authenticate: RequestHandler) => Router;
   variantB: (authenticate: RequestHandler) => Router;
+  /** The live updates of `GET /dashboard/api/events`. */
+  live: LiveEvents;
+  eventsHeartbeatMs: number;
 }
 
 function ownerView(owner: { id: string; name: string; ownerEmail: string; plan: string }) {
@@ -174,6 +179,17 @@ export function dashboardApiRouter(deps: TDashboardDeps): Router {
   router.get('/connect-options', authenticate, (_req, res) => {
     res.json({ networks: deps.connectOptions() });
   });
+
+  router.get(
+    '/events',
+    authenticate,
+    eventsRoute({
+      live: deps.live,
+      sessionAlive: (id) => deps.store.exists(id),
+      heartbeatMs: deps.eventsHeartbeatMs,
+      logger: deps.logger,
+    }),
+  );
 
   router.use('/v1', deps.variantB(authenticate));
   router.use('/a', deps.variantA(authenticate));

@@ -61,6 +61,11 @@ export class SessionStore {
     return session;
   }
 
+  /** Whether the session exists, without restarting its idle timer (an open event stream is not a use). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.redis.exists(this.key(id))) === 1;
+  }
+
   async destroy(id: string): Promise<void> {
     await this.redis.del(this.key(id));
   }

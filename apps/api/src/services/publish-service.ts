@@ -25,6 +25,8 @@ export interface TPublishServiceDeps {
   waitMs: number;
   /** Variant A's monthly twitter allowance; without it nothing is counted. */
   twitterAllowance?: TTwitterAllowance;
+  /** Told when a publish or retry started (the post is now `publishing`), for the dashboard's live updates. */
+  onChange?: (accountId: string, postId: string) => void;
 }
 
 export interface TPublishStart {
@@ -154,6 +156,7 @@ export function createPublishService(deps: TPublishServiceDeps) {
           if (outcome.kind !== 'started') throw new AppError('internal_error', 'Unexpected publish outcome');
           release = undefined; // the publish started: the unit stays used
           await enqueue(id, outcome.attempt);
+          deps.onChange?.(accountId, id);
           if (post.status === 'scheduled' && post.scheduledFor) {
             await removeSchedule(queues, id, post.scheduledFor).catch(() => undefined);
           }
@@ -189,6 +192,7 @@ export function createPublishService(deps: TPublishServiceDeps) {
         });
       }
       await enqueue(id, outcome.attempt);
+      deps.onChange?.(accountId, id);
       return { post: outcome.post, attempt: outcome.attempt, platforms: failed };
     },
 

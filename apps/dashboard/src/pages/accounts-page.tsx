@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, type TConnectOption, type TSocialAccountView } from '../api.js';
+import { useFallbackInterval } from '../live-updates.js';
 import { asApiError, localTime } from '../ui.js';
 import { ConnectPanel, networkName, reconnectExtra, startConnect } from './connect-panel.js';
 
@@ -50,6 +51,8 @@ export function AccountsPage() {
   const accounts = useQuery({
     queryKey: ['accounts'],
     queryFn: () => api<{ accounts: TSocialAccountView[] }>('GET', '/v1/accounts'),
+    // A connect finished in another tab arrives on the live stream (account.connected); this is the fallback.
+    refetchInterval: useFallbackInterval(),
   });
   const options = useQuery({
     queryKey: ['connect-options'],
