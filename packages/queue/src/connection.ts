@@ -92,6 +92,20 @@ export function createRedisFactory(target: TRedisTarget): TRedisFactory {
 }
 
 /**
+ * A dedicated connection to the same Redis or cluster as `redis`, for SUBSCRIBE: retries for ever and queues
+ * commands while it connects. (A Cluster's `duplicate` takes start-up nodes first, a Redis's its options.)
+ */
+export function duplicateForSubscribe(redis: TRedis, connectionName?: string): TRedis {
+  const named = connectionName ? { connectionName } : {};
+  if (redis instanceof Cluster)
+    return redis.duplicate([], {
+      enableOfflineQueue: true,
+      redisOptions: { ...redis.options.redisOptions, maxRetriesPerRequest: null, ...named },
+    });
+  return redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, ...named });
+}
+
+/**
  * A pub/sub connection. `ready` is emitted on every (re)connection after which the subscriptions are in
  * place again: messages published while it was away are lost, and a listener (the API key cache) must
  * treat `ready` after the first as "forget what you cached".

@@ -3,6 +3,7 @@ export {
   ClusterSubscriber,
   createRedisFactory,
   deleteKeysMatching,
+  duplicateForSubscribe,
   type TConnectionOptions,
   type TRedis,
   type TRedisFactory,
