@@ -84,4 +84,17 @@ describe('named hot-path statements on the test database URL (through PgBouncer 
     );
     for (const result of results) expect(result.rows).toEqual([{ id: accountId }]);
   });
+
+  it("opens the admin CLI's single connection the same way", async () => {
+    const { openSqlClient } = await import('../src/sql.js');
+    const client = await openSqlClient(database.url);
+    try {
+      for (let i = 0; i < 3; i += 1)
+        expect((await client.query({ name: 'sps_probe_cli', text: 'SELECT 1 AS one' })).rows).toEqual([
+          { one: 1 },
+        ]);
+    } finally {
+      await client.end();
+    }
+  });
 });

@@ -88,6 +88,29 @@ describe('the connection factory on this Redis', () => {
   });
 });
 
+describe('one-shot connections (the admin CLI)', () => {
+  it('publishes a pipelined batch that a subscriber of the same Redis or cluster hears', async () => {
+    const channel = `${prefix}:evict`;
+    const subscriber = factory.subscriber();
+    subscriber.on('error', () => undefined);
+    const heard: string[] = [];
+    subscriber.on('message', (_c, m) => heard.push(m));
+    const shot = factory.oneShot();
+    try {
+      await subscriber.subscribe(channel);
+      await shot.connect();
+      const batch = shot.pipeline();
+      for (const hash of ['h1', 'h2']) batch.publish(channel, hash);
+      await batch.exec();
+      await until('both messages', () => heard.length === 2);
+      expect(heard).toEqual(['h1', 'h2']);
+    } finally {
+      shot.disconnect();
+      await subscriber.quit();
+    }
+  });
+});
+
 describe('ClusterSubscriber', () => {
   let publisher: TRedis;
   beforeAll(() => {
