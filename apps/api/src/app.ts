@@ -28,7 +28,7 @@ import { requestLog } from './http/request-log.js';
 import { mcpRouter } from './mcp/mcp.route.js';
 import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
-import { adminAuth, localOnly } from './ops/admin-auth.js';
+import { adminAuth, localOnly, notFound } from './ops/admin-auth.js';
 import { bullBoardRouter } from './ops/bull-board.js';
 import { createApiMetrics, type TApiMetrics } from './ops/metrics.js';
 import { createAccountService } from './services/account-service.js';
@@ -120,6 +120,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     logger,
     config: {
       publicUrl: env.publicUrl,
+      redirectOrigins: env.redirectOrigins,
       oauthApps: env.oauthApps,
       networkBaseUrls: env.networkBaseUrls,
       apiVersions: { linkedin: env.LINKEDIN_API_VERSION },
@@ -144,9 +145,15 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
 
   app.use(metrics.middleware);
   // Operator routes: /metrics names routes, queue depths and refusal counts, nothing a tenant should read.
-  // With ADMIN_TOKEN it needs the token; without it only a scraper on this machine reaching the socket
-  // directly gets it (the workers serve theirs on METRICS_HOST only). Bull Board is off without the token.
-  app.get('/metrics', env.ADMIN_TOKEN ? adminAuth(env.ADMIN_TOKEN) : localOnly(), async (_req, res) => {
+  // With ADMIN_TOKEN it needs the token. Without it, only a scraper on this machine reaching the socket
+  // directly gets it, and only where no proxy can be in front (TRUST_PROXY unset) and not in production: a
+  // proxy on the same host would make every outside request look local. Bull Board is off without the token.
+  const metricsGuard = env.ADMIN_TOKEN
+    ? adminAuth(env.ADMIN_TOKEN)
+    : env.NODE_ENV !== 'production' && env.TRUST_PROXY === 0
+      ? localOnly()
+      : notFound();
+  app.get('/metrics', metricsGuard, async (_req, res) => {
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   if (env.ADMIN_TOKEN) {
@@ -179,7 +186,13 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   });
 
   // Where the networks send the user back after consent: no API key, the single-use state binds it.
-  app.use(oauthCallbackRouter(connect, logger, authFailures));
+  const dashboardIdleMs = 12 * 60 * 60 * 1000;
+  const sessions = new SessionStore(redis, {
+    prefix: env.QUEUE_PREFIX,
+    idleMs: dashboardIdleMs,
+    absoluteMs: 7 * 24 * 60 * 60 * 1000,
+  });
+  app.use(oauthCallbackRouter(connect, logger, authFailures, sessions));
   app.use(
     '/mcp',
     mcpRouter({
@@ -199,7 +212,6 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   );
 
   // The owners' dashboard: its JSON API (session + CSRF in front of the same routers), then the built web app.
-  const dashboardIdleMs = 12 * 60 * 60 * 1000;
   // Sign-in limits hold even with RATE_LIMITS=off: they guard passwords, not capacity.
   const signInLimiter = (name: string, limit: number) =>
     new WindowLimiter(redis, `${env.QUEUE_PREFIX}:rl:dash:${name}`, limit, 15 * 60, logger);
@@ -207,11 +219,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   app.use(
     '/dashboard/api',
     dashboardApiRouter({
-      store: new SessionStore(redis, {
-        prefix: env.QUEUE_PREFIX,
-        idleMs: dashboardIdleMs,
-        absoluteMs: 7 * 24 * 60 * 60 * 1000,
-      }),
+      store: sessions,
       owners,
       accounts: accountsRepo,
       redis,
@@ -219,6 +227,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       logger,
       signInLimits: { perIp: signInLimiter('signin-ip', 30), perEmail: signInLimiter('signin-email', 10) },
       idleMs: dashboardIdleMs,
+      secureCookies: env.secureCookies,
       queueSchedule: (accountId) => queueSchedule({ accounts, posts }, accountId),
       usage: createUsageService({ owners, rateLimits, tiersB: env.tiersB, twitterAllowance }),
       connectOptions: () => connect.options(),

@@ -14,11 +14,16 @@ import {
 } from '@sps/core';
 import { z } from 'zod';
 import { parseTrustProxy } from './http/client-address.js';
+import { originOf } from './http/origin.js';
 import { parseTiersB, type TTiersB } from './limits-config.js';
 
 const ZApiEnv = ZCommonEnv.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  /**
+   * Where the API listens. Unset: every interface (`0.0.0.0`) with ENCRYPTION_KEY, loopback only without it
+   * (a service sealing tokens with the development key must not be reachable from elsewhere).
+   */
+  HOST: z.string().min(1).optional(),
   BODY_LIMIT: z.string().default('1mb'),
   /**
    * How long a verified API key is trusted without a database lookup; revocations evict at once via Redis,
@@ -69,6 +74,30 @@ const ZApiEnv = ZCommonEnv.extend({
   TWITTER_MONTHLY_ALLOWANCE: z.string().default(''),
   /** The service's public base URL; OAuth redirect URIs are `${PUBLIC_URL}/oauth/callback/<platform>`. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * Origins (comma-separated, `https://app.example.com`) a connect flow's `redirect_uri` may point to besides
+   * PUBLIC_URL's own; any other is refused (400 naming `redirect_uri`), so the callback never redirects to a
+   * host the operator did not name.
+   */
+  CONNECT_REDIRECT_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const origins: string[] = [];
+      for (const entry of value.split(',').map((e) => e.trim())) {
+        if (!entry) continue;
+        const origin = originOf(entry);
+        if (!origin || origin !== entry.replace(/\/+$/, '')) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${entry}" is not an origin (scheme://host[:port], http or https, no path)`,
+          });
+          return z.NEVER;
+        }
+        origins.push(origin);
+      }
+      return origins;
+    }),
   /** Bound on each call to a network's token or identity endpoint while connecting an account. */
   OAUTH_TIMEOUT: ZDuration.default(parseDuration('15s')),
   /** `LinkedIn-Version` of the organization look-ups at connect (the publisher reads the same variable). */
@@ -84,7 +113,8 @@ const ZApiEnv = ZCommonEnv.extend({
   DASHBOARD_EVENTS_POLL: ZDuration.default(parseDuration('250ms')),
 });
 
-export type TApiEnv = z.output<typeof ZApiEnv> & {
+export type TApiEnv = Omit<z.output<typeof ZApiEnv>, 'HOST'> & {
+  HOST: string;
   encryptionKey: Buffer;
   usesDevelopmentKey: boolean;
   networkBaseUrls: ReturnType<typeof networkBaseUrls>;
@@ -92,15 +122,31 @@ export type TApiEnv = z.output<typeof ZApiEnv> & {
   tiersB: TTiersB;
   twitterAllowance: TTwitterAllowanceByPlan;
   publicUrl: string;
+  /** Where a connect's `redirect_uri` may point: PUBLIC_URL's origin and CONNECT_REDIRECT_ORIGINS. */
+  redirectOrigins: string[];
+  /** PUBLIC_URL is https: cookies are `Secure`. */
+  secureCookies: boolean;
   oauthApps: ReturnType<typeof oauthAppsFromEnv>;
 };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TApiEnv {
   const env = parseAppEnv(ZApiEnv, source);
+  const publicUrl = (env.PUBLIC_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, '');
+  const secureCookies = publicUrl.startsWith('https:');
+  // The API speaks plain http: an https PUBLIC_URL means a TLS proxy in front, whose X-Forwarded-For must be
+  // believed for per-address limits to count clients rather than the proxy.
+  if (secureCookies && env.TRUST_PROXY === 0) {
+    throw new Error(
+      'Invalid environment: TRUST_PROXY: PUBLIC_URL is https, so a TLS proxy is in front of the API; set TRUST_PROXY to the number of proxies (1) or their addresses, or every client would count as the proxy',
+    );
+  }
   return {
     ...env,
+    HOST: env.HOST ?? (env.usesDevelopmentKey ? '127.0.0.1' : '0.0.0.0'),
     networkBaseUrls: networkBaseUrls(source),
-    publicUrl: (env.PUBLIC_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, ''),
+    publicUrl,
+    redirectOrigins: [...new Set([originOf(publicUrl) ?? publicUrl, ...env.CONNECT_REDIRECT_ORIGINS])],
+    secureCookies,
     oauthApps: oauthAppsFromEnv(source),
     tiersB: parseEnvValue('RATE_LIMIT_B_TIERS', () => parseTiersB(env.RATE_LIMIT_B_TIERS)),
     twitterAllowance: parseEnvValue('TWITTER_MONTHLY_ALLOWANCE', () =>

@@ -120,6 +120,9 @@ export async function startTestApi(
     RATE_LIMIT_A_PUBLISH_PER_HOUR: '100000',
     // Likewise for wrong keys: auth tests send many on purpose. abuse-auth.test.ts sets a real limit.
     AUTH_FAILURES_PER_MINUTE: '100000',
+    // The tests' connect flows send the browser back to https://app.example (a redirect_uri must be on an
+    // allowed origin); oauth-redirects.test.ts checks the refusal of others.
+    CONNECT_REDIRECT_ORIGINS: 'https://app.example',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
     ...(sim
       ? {
@@ -218,7 +221,7 @@ export async function startTestApi(
         externalId,
         instanceUrl: extra.instanceUrl ?? (platform === 'mastodon' && sim ? sim.baseUrls.mastodon : null),
         // Telegram bot tokens have the shape `<bot id>:<secret>`; the simulator checks it like the real API.
-        credentialsEncrypted: secretBox.seal(
+        credentialsEncrypted: secretBox.sealV1(
           JSON.stringify({ token: platform === 'telegram' ? `123456:token-${name}` : `token-${name}` }),
           env.encryptionKey,
         ),

@@ -106,6 +106,23 @@ describe('MCP server (POST /mcp)', () => {
     await c.close();
   });
 
+  it("list_accounts shows each account's permissions and what a reconnect would grant", async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    const id = await api.connect(accountId, 'threads', 'mcp_threads');
+    await api.db.socialAccount.update({
+      where: { id },
+      data: { grantedScopes: 'threads_basic threads_content_publish' },
+    });
+    const c = await client(apiKey);
+    const listed = await call(c, 'list_accounts');
+    const accounts = listed.structuredContent?.accounts as Record<string, unknown>[];
+    expect(accounts.find((a) => a.id === id)).toMatchObject({
+      permissions: ['threads_basic', 'threads_content_publish'],
+      reconnect_to_grant: ['threads_read_replies', 'threads_delete'],
+    });
+    await c.close();
+  });
+
   it('returns user mistakes as tool errors with a fix, not protocol failures', async () => {
     const { apiKey } = await api.account('pro');
     const c = await client(apiKey);

@@ -68,6 +68,11 @@ export function App() {
     await api('DELETE', '/session').catch(() => undefined);
     window.location.reload();
   };
+  // Ends every session of the account (other browsers and devices too), this one included.
+  const signOutEverywhere = async () => {
+    await api('DELETE', '/sessions').catch(() => undefined);
+    window.location.reload();
+  };
 
   const page = PAGES.find((p) => hash.startsWith(p.hash)) ?? PAGES[0];
   return (
@@ -87,6 +92,9 @@ export function App() {
         </span>
         <button type="button" onClick={signOut}>
           Sign out
+        </button>
+        <button type="button" onClick={signOutEverywhere}>
+          Sign out everywhere
         </button>
       </header>
       <main>

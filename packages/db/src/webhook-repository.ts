@@ -48,7 +48,7 @@ export function createWebhookRepository(db: TDb) {
      * so concurrent creates cannot pass the limit together.
      */
     async create(
-      input: { accountId: string; url: string; events: string[]; secretEncrypted: string },
+      input: { id?: string; accountId: string; url: string; events: string[]; secretEncrypted: string },
       max = Number.POSITIVE_INFINITY,
     ): Promise<TWebhookRecord | { limit: number }> {
       return db.$transaction(async (tx) => {

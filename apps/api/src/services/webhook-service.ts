@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import {
   AppError,
@@ -67,12 +67,15 @@ export function createWebhookService(deps: TWebhookServiceDeps) {
     async create(accountId: string, input: TCreateWebhookInput) {
       await assertPublicUrl(input.url);
       const secret = newSecret();
+      // The id is chosen here so the secret is sealed for its own row (it opens nowhere else).
+      const id = randomUUID();
       const webhook = await deps.webhooks.create(
         {
+          id,
           accountId,
           url: input.url,
           events: input.events,
-          secretEncrypted: secretBox.seal(secret, deps.encryptionKey),
+          secretEncrypted: secretBox.seal(secret, deps.encryptionKey, secretBox.sealContext('webhooks', id)),
         },
         MAX_WEBHOOKS_PER_ACCOUNT,
       );

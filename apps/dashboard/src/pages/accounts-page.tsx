@@ -24,6 +24,8 @@ function callbackError(platform: string, code: string): string {
       return 'The Facebook Page you named is not among the Pages you granted. Connect again and grant it.';
     case 'no_organization':
       return 'You are not an administrator of that LinkedIn organization page (or of any, when none was named). Ask an administrator of the page to add you, then connect again.';
+    case 'session_mismatch':
+      return `This ${name} connection was started in another dashboard session (or you signed out meanwhile), so it was not connected here. Start connecting again from this page.`;
     case 'not_configured':
       return `Connecting ${name} is not configured on this server.`;
     default:
@@ -44,6 +46,24 @@ function readReturn(): TReturn | null {
   if (!platform) return null;
   const ids = (params.get('account_ids') ?? params.get('account_id') ?? '').split(',').filter(Boolean);
   return { platform, accountIds: ids, error: params.get('error') };
+}
+
+/** What the network granted, and what a reconnect would add (a permission unticked, or asked since). */
+function Permissions({ account }: { account: TSocialAccountView }) {
+  const missing = account.reconnect_to_grant ?? [];
+  return (
+    <>
+      {account.permissions && (
+        <div className="muted permissions">Permissions: {account.permissions.join(', ')}</div>
+      )}
+      {missing.length > 0 && (
+        <div className="error permissions-missing">
+          Missing {missing.length === 1 ? 'a permission' : 'permissions'}: reconnect to grant{' '}
+          {missing.join(', ')}. Posts that need {missing.length === 1 ? 'it' : 'them'} fail until then.
+        </div>
+      )}
+    </>
+  );
 }
 
 export function AccountsPage() {
@@ -146,6 +166,7 @@ export function AccountsPage() {
                 <td>
                   {a.account_name}
                   {a.instance_url && <span className="muted"> ({a.instance_url})</span>}
+                  <Permissions account={a} />
                 </td>
                 <td className={`state-${state(a).replace(' ', '-')}`}>{state(a)}</td>
                 <td>

@@ -3,7 +3,7 @@
  * Do not make direct changes to the file.
  */
 
-// Generated from GET /openapi.json by `npm run -w tools/openapi-client generate`.
+// Generated from GET /openapi.json by `npm run -w packages/client generate`.
 export interface paths {
     "/api/posts": {
         parameters: {
@@ -629,6 +629,8 @@ export interface components {
                      * @constant
                      */
                     resolvedBy?: "readback";
+                    /** @description Present when the network published with a qualification (a YouTube video locked to private). */
+                    note?: string;
                 } | {
                     error: string;
                 };
@@ -664,6 +666,8 @@ export interface components {
              * @constant
              */
             resolvedBy?: "readback";
+            /** @description Present when the network published with a qualification (a YouTube video locked to private). */
+            note?: string;
             /** @description What failed and what to do next. */
             error?: string;
         };
@@ -717,6 +721,8 @@ export interface components {
                      * @constant
                      */
                     resolved_by?: "readback";
+                    /** @description Present when the network published with a qualification (a YouTube video locked to private). */
+                    note?: string;
                 } | {
                     /** @constant */
                     success: false;
@@ -739,6 +745,8 @@ export interface components {
             is_active: boolean;
             needs_reauth: boolean;
             token_expires_at: string | null;
+            permissions: string[] | null;
+            reconnect_to_grant: string[];
             /** Format: date-time */
             connected_at: string;
             disconnected_at: string | null;
