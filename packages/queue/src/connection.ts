@@ -120,6 +120,8 @@ export interface TSubscriber {
 
 /** Pause before moving to the next node after one was lost (a short one: every moment away loses messages). */
 const NEXT_NODE_DELAY_MS = 200;
+/** Longest pause between attempts once every node has failed in a row (the whole cluster is unreachable). */
+const MAX_RETRY_DELAY_MS = 5_000;
 
 /**
  * Classic PUBLISH reaches every node of a Redis Cluster (the cluster bus forwards it), so subscribing on
@@ -131,6 +133,8 @@ export class ClusterSubscriber extends EventEmitter implements TSubscriber {
   private readonly channels = new Set<string>();
   private current: Redis | null = null;
   private index = 0;
+  /** Connections in a row that never became ready. */
+  private failures = 0;
   private closed = false;
   private timer: NodeJS.Timeout | null = null;
 
@@ -172,6 +176,7 @@ export class ClusterSubscriber extends EventEmitter implements TSubscriber {
       ...(this.connectionName ? { connectionName: this.connectionName } : {}),
     });
     this.current = connection;
+    let subscribed = false;
     connection.on('error', (error: Error) => {
       if (this.listenerCount('error') > 0) this.emit('error', error);
     });
@@ -180,12 +185,18 @@ export class ClusterSubscriber extends EventEmitter implements TSubscriber {
       if (this.current !== connection || this.closed) return;
       this.current = null;
       this.index += 1;
-      this.timer = setTimeout(() => this.connect(), NEXT_NODE_DELAY_MS);
+      if (!subscribed) this.failures += 1;
+      // Each node gets a quick try; once all failed in a row, back off (doubling, up to 5 s).
+      const rounds = Math.floor(this.failures / this.nodes.length);
+      const delay = Math.min(MAX_RETRY_DELAY_MS, NEXT_NODE_DELAY_MS * 2 ** Math.min(rounds, 5));
+      this.timer = setTimeout(() => this.connect(), delay);
     });
     connection
       .connect()
       .then(async () => {
         if (this.channels.size > 0) await connection.subscribe(...this.channels);
+        subscribed = true;
+        this.failures = 0;
         if (this.current === connection) this.emit('ready');
       })
       .catch(() => {
