@@ -1,6 +1,7 @@
 import {
   createAccountRepository,
   createEventFeedRepository,
+  createIdempotencyRepository,
   createMastodonAppRepository,
   createOAuthStateRepository,
   createOwnerRepository,
@@ -23,6 +24,7 @@ import { SessionStore } from './dashboard/session-store.js';
 import { createUsageService } from './dashboard/usage-service.js';
 import type { TApiEnv } from './env.js';
 import { ApiKeyVerifier } from './http/auth.js';
+import { createIdempotency } from './http/idempotency.js';
 import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
 import { requestLog } from './http/request-log.js';
 import { mcpRouter } from './mcp/mcp.route.js';
@@ -111,6 +113,13 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     onChange,
   });
   const rateLimits = createRateLimits({ env, redis, logger });
+  const idempotent = createIdempotency({
+    keys: createIdempotencyRepository(db),
+    encryptionKey: env.encryptionKey,
+    // Longer than any request holds its key: Variant A's publishing requests wait up to PUBLISH_WAIT.
+    leaseMs: env.PUBLISH_WAIT + env.IDEMPOTENCY_LEASE,
+    logger,
+  });
   const accounts = createAccountService({ socialAccounts, settings, jobs });
   const connect = createConnectService({
     socialAccounts,
@@ -162,7 +171,16 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
 
   // The two variants first: almost every request is one of theirs, and each router layer before them is
   // tried on every request. No other route starts with /api/ or /v1/.
-  const depsA = { verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits };
+  const depsA = {
+    verifier,
+    posts,
+    publishing,
+    accounts,
+    logger,
+    bodyLimit: env.BODY_LIMIT,
+    rateLimits,
+    idempotent,
+  };
   const depsB = { ...depsA, settings, webhooks, connect };
   app.use('/v1', variantBRouter(depsB));
   app.use('/api', variantARouter(depsA));
@@ -205,6 +223,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       connect,
       logger,
       bodyLimit: env.BODY_LIMIT,
+      idempotent,
       // MCP messages count against the key's Variant B limits: publishing tools the hourly publish limit,
       // everything else the per-minute limit.
       limits: [rateLimits.perKeyB],

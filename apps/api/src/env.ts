@@ -57,6 +57,12 @@ const ZApiEnv = ZCommonEnv.extend({
   NETWORK_AVAILABILITY: z.string().default(DEFAULT_AVAILABILITY_A),
   /** How long Variant A publish, create-with-published and retry wait for the networks' outcome. */
   PUBLISH_WAIT: ZDuration.default(parseDuration('20s')),
+  /**
+   * How long a request with an Idempotency-Key may run (beyond Variant A's PUBLISH_WAIT) before a retry
+   * with the same key counts it as crashed and takes over. A live request that overruns it loses nothing:
+   * its writes are fenced by its lease, so only one of the two makes the resource.
+   */
+  IDEMPOTENCY_LEASE: ZDuration.default(parseDuration('30s')),
   /** `off` disables the request rate limits (benchmarks, single-tenant installs); quotas still apply. */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   /** Variant A: requests per minute per client IP; 120 leaves a dashboard's polling plenty of room. */

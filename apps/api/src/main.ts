@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
 import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
-import { createDb } from '@sps/db';
+import { createDb, createIdempotencyRepository } from '@sps/db';
 import { stopOnSignals } from '@sps/ops';
 import { createQueues, createRedisFactory } from '@sps/queue';
 import { createApi } from './app.js';
 import { loadEnv } from './env.js';
+import { sweepExpiredKeys } from './http/idempotency.js';
 import { createLogger } from './logger.js';
 
 const env = loadEnv();
@@ -29,6 +30,7 @@ subscriber.on('error', (err) => logger.warn({ err: err.message }, 'redis subscri
 
 const { app, verifier, live } = createApi({ env, db, redis, queues, logger });
 await verifier.listen(subscriber, env.QUEUE_PREFIX);
+const stopSweep = sweepExpiredKeys(createIdempotencyRepository(db), logger);
 
 const server: Server = app.listen(env.PORT, env.HOST, () => {
   logger.info({ port: env.PORT }, 'api listening');
@@ -76,6 +78,13 @@ stopOnSignals({
     },
     { name: 'queues', run: () => queues.close(), timeoutMs: CLOSE_MS },
     { name: 'redis', run: () => Promise.allSettled([redis.quit(), subscriber.quit()]), timeoutMs: CLOSE_MS },
-    { name: 'postgres', run: () => db.$disconnect(), timeoutMs: CLOSE_MS },
+    {
+      name: 'postgres',
+      run: () => {
+        stopSweep();
+        return db.$disconnect();
+      },
+      timeoutMs: CLOSE_MS,
+    },
   ],
 });

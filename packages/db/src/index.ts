@@ -14,6 +14,14 @@ export {
 } from './event-feed-repository.js';
 export { recordEvent, type TEventType } from './event-repository.js';
 export {
+  createIdempotencyRepository,
+  type TIdempotencyClaim,
+  type TIdempotencyClaimInput,
+  type TIdempotencyRepository,
+  type TIdempotencyWrite,
+  writeIdempotencyInTx,
+} from './idempotency-repository.js';
+export {
   deployMigrations,
   diffMigrationsToSchema,
   ensureDatabase,

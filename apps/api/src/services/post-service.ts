@@ -10,7 +10,7 @@ import {
   type TQueueState,
   UUID_PATTERN,
 } from '@sps/core';
-import type { TPostRepository } from '@sps/db';
+import type { TIdempotencyWrite, TPostRepository } from '@sps/db';
 import { enqueueDeleteRemote, type TQueues } from '@sps/queue';
 import type { TPostJobs } from './post-jobs.js';
 
@@ -60,6 +60,8 @@ export function createPostService({
       accountId: string,
       changes: TPostChanges,
       style: TMediaFieldStyle = 'B',
+      /** Under an Idempotency-Key: the key's record, written in the same statement as the post. */
+      idempotency?: (post: TPostRecord) => TIdempotencyWrite,
     ): Promise<TPostRecord> {
       const normalised = normaliseModes(changes);
       const status: TPostStatus = normalised.scheduledFor ? 'scheduled' : 'draft';
@@ -72,7 +74,7 @@ export function createPostService({
         style,
         { draft: status === 'draft' && !normalised.queueState && !normalised.publishNow },
       );
-      const post = await posts.create(accountId, status, normalised, now());
+      const post = await posts.create(accountId, status, normalised, now(), idempotency);
       await jobs.afterSave(null, post);
       onChange(accountId, post.id);
       return post;

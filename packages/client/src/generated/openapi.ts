@@ -579,7 +579,7 @@ export interface components {
         ErrorB: {
             error: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "no_connected_account" | "network_unavailable" | "credential_refused" | "rate_limited" | "service_unavailable" | "internal_error";
+            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "no_connected_account" | "network_unavailable" | "credential_refused" | "rate_limited" | "idempotency_key_in_use" | "idempotency_key_reused" | "service_unavailable" | "internal_error";
             details: {
                 /** @description The first offending field. */
                 field?: string;
@@ -926,8 +926,26 @@ export interface components {
                 "application/json": components["schemas"]["ErrorA"];
             };
         };
+        /** @description A request with the same `Idempotency-Key` is still running (`details.code` `idempotency_key_in_use`); retry it in a few seconds. */
+        ErrorA409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorA"];
+            };
+        };
         /** @description The request body is larger than the limit. */
         ErrorA413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorA"];
+            };
+        };
+        /** @description The `Idempotency-Key` was used for another request (another route or body) in the last 24 hours (`details.code` `idempotency_key_reused`). */
+        ErrorA422: {
             headers: {
                 [name: string]: unknown;
             };
@@ -997,7 +1015,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorB"];
             };
         };
-        /** @description The resource is in a state that does not allow this call (e.g. update or publish of a published post). */
+        /** @description The resource is in a state that does not allow this call (e.g. update or publish of a published post), or a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`). */
         ErrorB409: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1021,7 +1039,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorB"];
             };
         };
-        /** @description Content exceeds a network limit, media a network cannot take (`media_not_supported`, naming the item), or no valid connected account exists for the listed networks. */
+        /** @description Content exceeds a network limit, media a network cannot take (`media_not_supported`, naming the item), no valid connected account exists for the listed networks, or the `Idempotency-Key` was used for another request in the last 24 hours (`idempotency_key_reused`). */
         ErrorB422: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1120,7 +1138,10 @@ export interface operations {
     createPostA: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1133,6 +1154,8 @@ export interface operations {
             /** @description The created post. */
             201: {
                 headers: {
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1142,7 +1165,9 @@ export interface operations {
             400: components["responses"]["ErrorA400"];
             401: components["responses"]["ErrorA401"];
             403: components["responses"]["ErrorA403"];
+            409: components["responses"]["ErrorA409"];
             413: components["responses"]["ErrorA413"];
+            422: components["responses"]["ErrorA422"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
             503: components["responses"]["ErrorA503"];
@@ -1246,7 +1271,10 @@ export interface operations {
     publishPostA: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description A post id from create or list. */
                 id: string;
@@ -1258,6 +1286,8 @@ export interface operations {
             /** @description Per-network results. */
             200: {
                 headers: {
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1268,6 +1298,8 @@ export interface operations {
             401: components["responses"]["ErrorA401"];
             403: components["responses"]["ErrorA403"];
             404: components["responses"]["ErrorA404"];
+            409: components["responses"]["ErrorA409"];
+            422: components["responses"]["ErrorA422"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
             503: components["responses"]["ErrorA503"];
@@ -1445,7 +1477,10 @@ export interface operations {
     createPostB: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1461,6 +1496,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1469,6 +1506,7 @@ export interface operations {
             };
             400: components["responses"]["ErrorB400"];
             401: components["responses"]["ErrorB401"];
+            409: components["responses"]["ErrorB409"];
             413: components["responses"]["ErrorB413"];
             422: components["responses"]["ErrorB422"];
             429: components["responses"]["ErrorB429"];
@@ -1578,7 +1616,10 @@ export interface operations {
     publishPostB: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description A post id from create or list. */
                 id: string;
@@ -1593,6 +1634,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1823,7 +1866,10 @@ export interface operations {
     createWebhookB: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1839,6 +1885,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1847,7 +1895,9 @@ export interface operations {
             };
             400: components["responses"]["ErrorB400"];
             401: components["responses"]["ErrorB401"];
+            409: components["responses"]["ErrorB409"];
             413: components["responses"]["ErrorB413"];
+            422: components["responses"]["ErrorB422"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
             503: components["responses"]["ErrorB503"];
