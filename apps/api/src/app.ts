@@ -1,6 +1,7 @@
 import {
   createAccountRepository,
   createMastodonAppRepository,
+  createMetricsRepository,
   createOAuthStateRepository,
   createOwnerRepository,
   createPostRepository,
@@ -32,6 +33,7 @@ import { bullBoardRouter } from './ops/bull-board.js';
 import { createApiMetrics, type TApiMetrics } from './ops/metrics.js';
 import { createAccountService } from './services/account-service.js';
 import { createConnectService } from './services/connect-service.js';
+import { createMetricsService } from './services/metrics-service.js';
 import { createPostJobs } from './services/post-jobs.js';
 import { createPostService } from './services/post-service.js';
 import { createPublishService } from './services/publish-service.js';
@@ -112,6 +114,17 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       encryptionKey: env.encryptionKey,
     },
   });
+  const metricsService = createMetricsService({
+    metrics: createMetricsRepository(db),
+    queues,
+    refreshLimiter: new WindowLimiter(
+      redis,
+      `${env.QUEUE_PREFIX}:rl:metrics-refresh-hour`,
+      env.METRICS_REFRESH_PER_HOUR,
+      Math.max(1, Math.round(3600 * env.RATE_LIMIT_WINDOW_SCALE)),
+      logger,
+    ),
+  });
   const webhooks = createWebhookService({
     webhooks: createWebhookRepository(db),
     queues,
@@ -140,7 +153,16 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
 
   // The two variants first: almost every request is one of theirs, and each router layer before them is
   // tried on every request. No other route starts with /api/ or /v1/.
-  const depsA = { verifier, posts, publishing, accounts, logger, bodyLimit: env.BODY_LIMIT, rateLimits };
+  const depsA = {
+    verifier,
+    posts,
+    publishing,
+    accounts,
+    engagement: metricsService,
+    logger,
+    bodyLimit: env.BODY_LIMIT,
+    rateLimits,
+  };
   const depsB = { ...depsA, settings, webhooks, connect };
   app.use('/v1', variantBRouter(depsB));
   app.use('/api', variantARouter(depsA));
@@ -172,6 +194,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       posts,
       publishing,
       accounts,
+      engagement: metricsService,
       settings,
       webhooks,
       connect,

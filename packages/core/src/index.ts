@@ -7,6 +7,8 @@ export * from './duration.js';
 export * from './env-schema.js';
 export * from './error-body.js';
 export * from './media-rules.js';
+export * from './metrics-model.js';
+export * from './metrics-view.js';
 export * from './mp4-duration.js';
 export * from './oauth-env.js';
 export * from './password.js';

@@ -8,6 +8,13 @@ export {
 export { createDb, isDbUnavailable, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
 export { recordEvent, type TEventType } from './event-repository.js';
 export {
+  createMetricsRepository,
+  type TDueAccount,
+  type TMetricsRepository,
+  type TMetricTarget,
+  type TSnapshotInput,
+} from './metrics-repository.js';
+export {
   deployMigrations,
   diffMigrationsToSchema,
   ensureDatabase,

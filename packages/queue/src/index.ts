@@ -11,6 +11,9 @@ export {
 export {
   createQueues,
   enqueueDeleteRemote,
+  enqueueMetricsCollect,
+  enqueueMetricsCollects,
+  enqueueMetricsRefresh,
   enqueuePublish,
   enqueueQueuePlan,
   enqueueQueueSlot,
