@@ -63,6 +63,8 @@ const publisher = await createPublisher({
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,
   twitterAllowance: env.TWITTER_MONTHLY_ALLOWANCE,
+  engagement: { collectAfterMs: env.METRICS_COLLECT_AFTER },
+  metricsConcurrency: env.METRICS_CONCURRENCY,
   oauth: {
     apps: env.oauthApps,
     baseUrls: env.networkBaseUrls,

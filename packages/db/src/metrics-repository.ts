@@ -117,6 +117,22 @@ export function createMetricsRepository(db: TDb) {
       });
     },
 
+    /** A connected account with its sealed credentials, for the metrics worker (null: gone). */
+    readAccount(socialAccountId: string) {
+      return db.socialAccount.findUnique({
+        where: { id: socialAccountId },
+        select: {
+          id: true,
+          platform: true,
+          accountName: true,
+          externalId: true,
+          instanceUrl: true,
+          credentialsEncrypted: true,
+          isActive: true,
+        },
+      });
+    },
+
     /** Whether the post is the account's and has a network it was published to (refresh). */
     async publishedPost(accountId: string, postId: string): Promise<boolean | null> {
       const post = await db.post.findFirst({

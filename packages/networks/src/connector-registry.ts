@@ -9,6 +9,7 @@ import { createInstagramConnector } from './instagram.connector.js';
 import { createLinkedInConnector } from './linkedin.connector.js';
 import { createMastodonConnector } from './mastodon.connector.js';
 import { createMediaFetcher, type TMediaFetchConfig } from './media-fetch.js';
+import { withMetricsReader } from './metrics-registry.js';
 import { createSlackConnector } from './slack.connector.js';
 import { createTelegramConnector } from './telegram.connector.js';
 import { createThreadsConnector } from './threads.connector.js';
@@ -57,7 +58,7 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
   for (const [platform, factory] of Object.entries(FACTORIES) as [TPlatform, TFactory][]) {
     const baseUrl = config.baseUrls[platform];
     const apiVersion = config.apiVersions?.[platform];
-    out[platform] = factory({
+    const options = {
       ...(baseUrl ? { baseUrl } : {}),
       ...(apiVersion ? { apiVersion } : {}),
       ...(config.processingWait ? { processingWait: config.processingWait } : {}),
@@ -66,7 +67,8 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
         ? { videoServiceUrl: config.blueskyVideoUrl }
         : {}),
       fetchMedia,
-    });
+    };
+    out[platform] = withMetricsReader(platform, factory(options), options);
   }
   return out;
 }

@@ -136,7 +136,8 @@ export const JOBS = {
     jobId: (p: { socialAccountId: string; dueAt: number }) => `metrics-${p.socialAccountId}-${p.dueAt}`,
     options: {
       attempts: 4,
-      backoff: { type: 'exponential', delay: 30_000 },
+      // The worker's strategy: the network's retry-after on a rate limit, else 30 s doubling.
+      backoff: { type: 'custom' },
       removeOnComplete: keepCompleted,
       removeOnFail: keepFailed,
     },
@@ -148,7 +149,7 @@ export const JOBS = {
     jobId: (p: { postId: string; at: number }) => `metrics-refresh-${p.postId}-${p.at}`,
     options: {
       attempts: 3,
-      backoff: { type: 'exponential', delay: 10_000 },
+      backoff: { type: 'custom' },
       removeOnComplete: keepCompleted,
       removeOnFail: keepFailed,
     },

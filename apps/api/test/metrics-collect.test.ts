@@ -1,0 +1,235 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { TPlatform } from '@sps/core';
+import { simFiguresOf, type TSimFigures } from '@sps/network-sim';
+import request from 'supertest';
+import { bearer, startTestApi, type TTestApi } from './harness.js';
+import { createB, pollUntil, settleB, sleep } from './pipeline-helpers.js';
+
+// Collection end to end: posts published through the simulator, figures set there, read by the metrics
+// jobs (scheduled at METRICS_COLLECT_AFTER by the reconciler, and by refresh), read back through the API
+// and MCP; the simulator counts the read calls, so batching per account is checked too.
+
+const NETWORKS: TPlatform[] = ['twitter', 'bluesky', 'mastodon'];
+type TMetricsBody = { platforms: Record<string, Record<string, unknown>> };
+
+describe('metrics collection through the simulator', () => {
+  let api: TTestApi;
+  let server: Server;
+
+  beforeAll(async () => {
+    // The reconciler runs when the test says (reconcileNow), so what each run finds due is known.
+    api = await startTestApi({
+      publisher: true,
+      metricsCollectAfterMs: [1000, 2500],
+      reconcileEveryMs: 600_000,
+    });
+    server = await new Promise((resolve) => {
+      const s = api.app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    await api.close();
+  });
+
+  const sim = () => {
+    if (!api.sim) throw new Error('no simulator');
+    return api.sim.sim;
+  };
+  const setFigures = (platform: TPlatform, remoteId: string, figures: TSimFigures) =>
+    simFiguresOf(sim()).set(platform, remoteId, figures);
+  const readCalls = (platform: TPlatform) =>
+    sim().requests.filter(
+      (r) =>
+        r.platform === platform &&
+        r.method === 'GET' &&
+        /\/2\/tweets\?|app\.bsky\.feed\.getPosts|\/api\/v1\/statuses(\?|\/\d)/.test(r.path),
+    ).length;
+  const metricsOf = async (key: string, id: string) =>
+    (await request(api.app).get(`/v1/posts/${id}/metrics`).set(bearer(key))).body as TMetricsBody;
+  const remoteIds = async (key: string, id: string) => {
+    const post = await settleB(api, key, id);
+    expect(post.status).toBe('published');
+    return Object.fromEntries(
+      NETWORKS.map((p) => {
+        const result = post.platform_results?.[p];
+        if (!result?.success) throw new Error(`${p} not published`);
+        return [p, result.post_id];
+      }),
+    ) as Record<TPlatform, string>;
+  };
+  async function publish(key: string, content: string) {
+    const post = await createB(api, key, { content, platforms: NETWORKS });
+    expect((await request(api.app).post(`/v1/posts/${post.id}/publish`).set(bearer(key))).status).toBe(200);
+    return { id: post.id, remote: await remoteIds(key, post.id) };
+  }
+  /** Runs the reconciler, then waits until the metrics queue has nothing left to do. */
+  async function collectDue() {
+    await api.publisher?.reconcileNow();
+    await pollUntil(
+      async () => api.queues.metrics.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+      (c) => Object.values(c).every((n) => n === 0),
+      10_000,
+    );
+  }
+
+  it('collects at each METRICS_COLLECT_AFTER time, then on refresh; API and MCP show the latest figures', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    for (const p of NETWORKS) await api.connect(accountId, p);
+    const { id, remote } = await publish(apiKey, 'how did it do');
+    setFigures('twitter', remote.twitter, {
+      likes: 4,
+      reposts: 2,
+      replies: 1,
+      quotes: 1,
+      bookmarks: 3,
+      impressions: 250,
+      clicks: 7,
+    });
+    setFigures('bluesky', remote.bluesky, { likes: 5, reposts: 1, replies: 2, quotes: 0 });
+    setFigures('mastodon', remote.mastodon, { likes: 6, reposts: 3, replies: 0, quotes: 1 });
+
+    // Nothing is due before the first collection time.
+    await collectDue();
+    expect((await metricsOf(apiKey, id)).platforms.twitter?.collected_at).toBeNull();
+
+    await sleep(1100);
+    await collectDue();
+    let body = await metricsOf(apiKey, id);
+    expect(body.platforms.twitter).toMatchObject({
+      likes: 4,
+      reposts: 2,
+      replies: 1,
+      quotes: 1,
+      bookmarks: 3,
+      impressions: 250,
+      clicks: 7,
+      views: null,
+    });
+    expect(body.platforms.bluesky).toMatchObject({
+      likes: 5,
+      reposts: 1,
+      replies: 2,
+      quotes: 0,
+      impressions: null,
+      clicks: null,
+    });
+    expect(body.platforms.mastodon).toMatchObject({
+      likes: 6,
+      reposts: 3,
+      replies: 0,
+      quotes: 1,
+      impressions: null,
+    });
+    expect(body.platforms.twitter?.collected_at).toEqual(expect.any(String));
+
+    // A second run before the next collection time reads nothing more.
+    const before = readCalls('twitter');
+    await collectDue();
+    expect(readCalls('twitter')).toBe(before);
+
+    setFigures('twitter', remote.twitter, { likes: 40 });
+    await sleep(1500);
+    await collectDue();
+    body = await metricsOf(apiKey, id);
+    expect(body.platforms.twitter).toMatchObject({ likes: 40, reposts: 2 });
+    expect(readCalls('twitter')).toBe(before + 1);
+    // Past the last collection time nothing is due any more.
+    await collectDue();
+    expect(readCalls('twitter')).toBe(before + 1);
+
+    // Refresh reads now.
+    setFigures('mastodon', remote.mastodon, { likes: 60 });
+    expect((await request(api.app).post(`/v1/posts/${id}/metrics/refresh`).set(bearer(apiKey))).status).toBe(
+      202,
+    );
+    body = await pollUntil(
+      () => metricsOf(apiKey, id),
+      (b) => b.platforms.mastodon?.likes === 60,
+    );
+    expect(body.platforms.mastodon?.likes).toBe(60);
+    const snapshots = await api.db.metricSnapshot.count({ where: { postId: id, platform: 'mastodon' } });
+    expect(snapshots).toBe(3);
+
+    // MCP reads the same.
+    const c = new Client({ name: 'metrics-collect-test', version: '1.0.0' });
+    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+    await c.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+      }),
+    );
+    const mcp = (await c.callTool({ name: 'get_post_metrics', arguments: { id } })) as {
+      structuredContent?: TMetricsBody;
+    };
+    expect(mcp.structuredContent?.platforms.mastodon?.likes).toBe(60);
+    expect(mcp.structuredContent?.platforms.twitter?.likes).toBe(40);
+    const analytics = (await c.callTool({ name: 'get_analytics', arguments: {} })) as {
+      structuredContent?: { totals: Record<string, number> };
+    };
+    expect(analytics.structuredContent?.totals).toMatchObject({ posts: 1, likes: 40 + 5 + 60 });
+    await c.close();
+  });
+
+  it('reads many posts of one account in the network’s batches (X 100, Bluesky 25, Mastodon 20)', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    for (const p of NETWORKS) await api.connect(accountId, p, `batch-${p}`);
+    const posts: { id: string; remote: Record<TPlatform, string> }[] = [];
+    for (let i = 0; i < 30; i += 1) posts.push(await publish(apiKey, `batched post ${i}`));
+    for (const [i, p] of posts.entries()) setFigures('twitter', p.remote.twitter, { likes: i });
+    const calls = Object.fromEntries(NETWORKS.map((p) => [p, readCalls(p)]));
+    await sleep(1100);
+    await collectDue();
+    expect(readCalls('twitter') - (calls.twitter ?? 0)).toBe(1);
+    expect(readCalls('bluesky') - (calls.bluesky ?? 0)).toBe(2);
+    expect(readCalls('mastodon') - (calls.mastodon ?? 0)).toBe(2);
+    for (const [i, p] of posts.entries()) {
+      expect((await metricsOf(apiKey, p.id)).platforms.twitter?.likes).toBe(i);
+    }
+  });
+
+  it('shows a post the network no longer has, a missing permission and a rate limit as the network answered', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    for (const p of NETWORKS) await api.connect(accountId, p, `refusal-${p}`);
+    const gone = await publish(apiKey, 'soon deleted');
+    const kept = await publish(apiKey, 'kept');
+    const post = sim().getPost('twitter', gone.remote.twitter);
+    if (post) post.deleted = true;
+    // X rate-limits the next read: the job waits the announced time and reads again, losing nothing.
+    const xCalls = readCalls('twitter');
+    sim().addFault({
+      platform: 'twitter',
+      kind: 'rate_limited',
+      remaining: 1,
+      retryAfterSeconds: 1,
+      pathIncludes: '/2/tweets?',
+    });
+    await sleep(1100);
+    await collectDue();
+    const goneBody = await pollUntil(
+      () => metricsOf(apiKey, gone.id),
+      (b) => typeof b.platforms.twitter?.error === 'string',
+    );
+    expect(goneBody.platforms.twitter?.error).toMatch(/no longer on X/);
+    expect((await metricsOf(apiKey, kept.id)).platforms.twitter).toMatchObject({ likes: 0 });
+    // One read refused with 429, one read of both posts after the announced wait.
+    expect(readCalls('twitter') - xCalls).toBe(2);
+
+    // A Mastodon token without read:statuses: the refusal names the permission and says to reconnect.
+    const noRead = await api.account('pro');
+    await api.connect(noRead.accountId, 'mastodon', 'noread-user');
+    const created = await createB(api, noRead.apiKey, { content: 'no read scope', platforms: ['mastodon'] });
+    await request(api.app).post(`/v1/posts/${created.id}/publish`).set(bearer(noRead.apiKey));
+    expect((await settleB(api, noRead.apiKey, created.id)).status).toBe('published');
+    await request(api.app).post(`/v1/posts/${created.id}/metrics/refresh`).set(bearer(noRead.apiKey));
+    const refused = await pollUntil(
+      () => metricsOf(noRead.apiKey, created.id),
+      (b) => typeof b.platforms.mastodon?.error === 'string',
+    );
+    expect(refused.platforms.mastodon?.error).toMatch(/read:statuses.*Reconnect/);
+  });
+});
