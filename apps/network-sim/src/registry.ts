@@ -18,6 +18,7 @@ import { registerTiktokSim } from './tiktok.sim.js';
 import { registerTwitterSim } from './twitter.sim.js';
 import { registerTwitterMetricsSim } from './twitter-metrics.sim.js';
 import { registerYoutubeSim } from './youtube.sim.js';
+import { registerYoutubeMetricsSim } from './youtube-metrics.sim.js';
 
 export type TRegisterSim = (router: Router, sim: SimState) => void;
 
@@ -47,4 +48,5 @@ export const METRICS_SIMS: Partial<Record<TPlatform, TRegisterSim>> = {
   twitter: registerTwitterMetricsSim,
   bluesky: registerBlueskyMetricsSim,
   mastodon: registerMastodonMetricsSim,
+  youtube: registerYoutubeMetricsSim,
 };

@@ -4,6 +4,7 @@ import type { TConnectorOptions, TNetworkConnector } from './connector.js';
 import { createMastodonMetrics } from './mastodon-metrics.js';
 import type { TMetricsReader } from './metrics-reader.js';
 import { createTwitterMetrics } from './twitter-metrics.js';
+import { createYoutubeMetrics } from './youtube-metrics.js';
 
 /**
  * Each network's metrics reader, in a file of its own beside the connector; the registry attaches it to
@@ -14,6 +15,7 @@ const READERS: Partial<Record<TPlatform, (options: TConnectorOptions) => TMetric
   twitter: createTwitterMetrics,
   bluesky: createBlueskyMetrics,
   mastodon: createMastodonMetrics,
+  youtube: createYoutubeMetrics,
 };
 
 export function withMetricsReader(

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { PLATFORMS, type TPlatform } from '@sps/core';
+import { simFiguresOf, startNetworkSim, type TRunningSim, YOUTUBE_SIM_QUOTA_TOKEN } from '@sps/network-sim';
+import { createConnectors, type TConnectorAccount, type TNetworkConnector } from '@sps/networks';
+
+// Each network's readMetrics against the simulator: batch sizes, figures in the network's own fields, posts
+// it no longer has, and its refusals (missing permission, quota or rate limit). Posts are put into the
+// simulator directly; metrics-collect.test.ts publishes through the pipeline.
+
+describe('metrics readers against the simulator', () => {
+  let running: TRunningSim;
+  let connectors: Partial<Record<TPlatform, TNetworkConnector>>;
+
+  beforeAll(async () => {
+    running = await startNetworkSim();
+    connectors = createConnectors({ baseUrls: running.baseUrls, timeoutMs: 2000 });
+  });
+  afterAll(() => running.close());
+
+  const account = (platform: TPlatform, token = 'token-user'): TConnectorAccount => ({
+    id: '00000000-0000-4000-8000-000000000001',
+    platform,
+    accountName: `${platform}-user`,
+    externalId: null,
+    instanceUrl: null,
+    token,
+  });
+  const reader = (platform: TPlatform) => {
+    const c = connectors[platform];
+    if (!c?.readMetrics || !c.metricsBatchSize) throw new Error(`${platform} has no reader`);
+    return { read: c.readMetrics.bind(c), size: c.metricsBatchSize };
+  };
+  const calls = (platform: TPlatform, pathPart: string) =>
+    running.sim.requests.filter((r) => r.platform === platform && r.path.includes(pathPart)).length;
+  const addPosts = (platform: TPlatform, ids: string[]) => {
+    for (const remoteId of ids) {
+      running.sim.addPost({
+        platform,
+        remoteId,
+        text: 'x',
+        replyTo: null,
+        media: null,
+        idempotencyKey: null,
+      });
+    }
+  };
+
+  it('every network has a reader except those the docs list as not yet readable', () => {
+    const readable = PLATFORMS.filter((p) => connectors[p]?.readMetrics);
+    expect(readable).toEqual(expect.arrayContaining(['twitter', 'bluesky', 'mastodon', 'youtube']));
+    expect(connectors.telegram?.readMetrics).toBeUndefined();
+  });
+
+  it('YouTube: 50 videos per videos.list call with views, likes and comments; gone videos and the quota', async () => {
+    const { read, size } = reader('youtube');
+    expect(size).toBe(50);
+    const ids = Array.from({ length: 50 }, (_, i) => `vid${String(i).padStart(8, '0')}`);
+    addPosts('youtube', ids);
+    simFiguresOf(running.sim).set('youtube', 'vid00000007', { views: 1200, likes: 30, replies: 4 });
+    const before = calls('youtube', '/youtube/v3/videos?');
+    const refs = [...ids, 'missingvid1']
+      .slice(0, 50)
+      .map((remoteId) => ({ remoteId, publishedAt: new Date() }));
+    const outcome = await read(account('youtube'), refs);
+    expect(calls('youtube', '/youtube/v3/videos?') - before).toBe(1);
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(outcome.results.get('vid00000007')).toEqual({
+      figures: {
+        impressions: null,
+        views: 1200,
+        likes: 30,
+        reposts: null,
+        replies: 4,
+        quotes: null,
+        bookmarks: null,
+        clicks: null,
+      },
+    });
+    const gone = await read(account('youtube'), [{ remoteId: 'missingvid1', publishedAt: new Date() }]);
+    expect(gone.ok && gone.results.get('missingvid1')).toEqual({
+      error: expect.stringMatching(/no longer on YouTube/),
+    });
+    const quota = await read(account('youtube', YOUTUBE_SIM_QUOTA_TOKEN), refs.slice(0, 1));
+    expect(quota.ok).toBe(false);
+    if (!quota.ok) expect(quota.failure.kind).toBe('rate_limited');
+  });
+
+  it('X: sends at most 100 ids per call (the simulator refuses more, as X does); a refusal fails the batch', async () => {
+    const { read, size } = reader('twitter');
+    expect(size).toBe(100);
+    const refs = Array.from({ length: 101 }, (_, i) => ({
+      remoteId: String(9_000 + i),
+      publishedAt: new Date(),
+    }));
+    // The reader never sends more than its batch: 101 refs are cut to 100.
+    const outcome = await read(account('twitter'), refs);
+    expect(outcome.ok).toBe(true);
+    const last = running.sim.requests.filter((r) => r.platform === 'twitter').at(-1);
+    expect(new URL(`http://x${last?.path}`).searchParams.get('ids')?.split(',')).toHaveLength(100);
+    running.sim.addFault({ platform: 'twitter', kind: 'rejected', remaining: 1, pathIncludes: '/2/tweets?' });
+    const rejected = await read(account('twitter'), refs.slice(0, 1));
+    expect(rejected.ok).toBe(false);
+    if (!rejected.ok) expect(rejected.failure.kind).toBe('rejected');
+  });
+});
