@@ -47,7 +47,9 @@ describe('metrics readers against the simulator', () => {
 
   it('every network has a reader except those the docs list as not yet readable', () => {
     const readable = PLATFORMS.filter((p) => connectors[p]?.readMetrics);
-    expect(readable).toEqual(expect.arrayContaining(['twitter', 'bluesky', 'mastodon', 'youtube']));
+    expect(readable).toEqual(
+      expect.arrayContaining(['twitter', 'bluesky', 'mastodon', 'youtube', 'threads']),
+    );
     expect(connectors.telegram?.readMetrics).toBeUndefined();
   });
 
@@ -101,5 +103,52 @@ describe('metrics readers against the simulator', () => {
     const rejected = await read(account('twitter'), refs.slice(0, 1));
     expect(rejected.ok).toBe(false);
     if (!rejected.ok) expect(rejected.failure.kind).toBe('rejected');
+  });
+
+  it('Threads: one insights call per post; reposts and shares counted together; a deleted post is gone', async () => {
+    const { read, size } = reader('threads');
+    expect(size).toBe(1);
+    addPosts('threads', ['17890001']);
+    simFiguresOf(running.sim).set('threads', '17890001', {
+      views: 900,
+      likes: 12,
+      replies: 3,
+      reposts: 2,
+      quotes: 1,
+    });
+    const before = calls('threads', '/insights?');
+    const outcome = await read(account('threads'), [
+      { remoteId: '17890001', publishedAt: new Date() },
+      { remoteId: '17890002', publishedAt: new Date() },
+    ]);
+    // One post per call: the second ref waits for the next call.
+    expect(calls('threads', '/insights?') - before).toBe(1);
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(outcome.results.get('17890001')).toEqual({
+      figures: {
+        impressions: null,
+        views: 900,
+        likes: 12,
+        reposts: 2,
+        replies: 3,
+        quotes: 1,
+        bookmarks: null,
+        clicks: null,
+      },
+    });
+    expect(outcome.results.has('17890002')).toBe(false);
+    const gone = await read(account('threads'), [{ remoteId: '17890002', publishedAt: new Date() }]);
+    expect(gone.ok && gone.results.get('17890002')).toEqual({
+      error: expect.stringMatching(/no longer on Threads/),
+    });
+    running.sim.addFault({
+      platform: 'threads',
+      kind: 'rate_limited',
+      remaining: 1,
+      pathIncludes: '/insights',
+    });
+    const limited = await read(account('threads'), [{ remoteId: '17890001', publishedAt: new Date() }]);
+    expect(limited.ok).toBe(false);
+    if (!limited.ok) expect(limited.failure.kind).toBe('rate_limited');
   });
 });

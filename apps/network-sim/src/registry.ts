@@ -14,6 +14,7 @@ import type { SimState } from './sim-state.js';
 import { registerSlackSim } from './slack.sim.js';
 import { registerTelegramSim } from './telegram.sim.js';
 import { registerThreadsSim } from './threads.sim.js';
+import { registerThreadsMetricsSim } from './threads-metrics.sim.js';
 import { registerTiktokSim } from './tiktok.sim.js';
 import { registerTwitterSim } from './twitter.sim.js';
 import { registerTwitterMetricsSim } from './twitter-metrics.sim.js';
@@ -49,4 +50,5 @@ export const METRICS_SIMS: Partial<Record<TPlatform, TRegisterSim>> = {
   bluesky: registerBlueskyMetricsSim,
   mastodon: registerMastodonMetricsSim,
   youtube: registerYoutubeMetricsSim,
+  threads: registerThreadsMetricsSim,
 };

@@ -3,6 +3,7 @@ import { createBlueskyMetrics } from './bluesky-metrics.js';
 import type { TConnectorOptions, TNetworkConnector } from './connector.js';
 import { createMastodonMetrics } from './mastodon-metrics.js';
 import type { TMetricsReader } from './metrics-reader.js';
+import { createThreadsMetrics } from './threads-metrics.js';
 import { createTwitterMetrics } from './twitter-metrics.js';
 import { createYoutubeMetrics } from './youtube-metrics.js';
 
@@ -16,6 +17,7 @@ const READERS: Partial<Record<TPlatform, (options: TConnectorOptions) => TMetric
   bluesky: createBlueskyMetrics,
   mastodon: createMastodonMetrics,
   youtube: createYoutubeMetrics,
+  threads: createThreadsMetrics,
 };
 
 export function withMetricsReader(
