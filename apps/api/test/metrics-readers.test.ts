@@ -151,4 +151,37 @@ describe('metrics readers against the simulator', () => {
     expect(limited.ok).toBe(false);
     if (!limited.ok) expect(limited.failure.kind).toBe('rate_limited');
   });
+
+  it('TikTok: 20 video ids per video query; a video without its public id yet cannot be read', async () => {
+    const { read, size } = reader('tiktok');
+    expect(size).toBe(20);
+    const ids = Array.from({ length: 20 }, (_, i) => String(7_300_000_000_000_000_000n + BigInt(i)));
+    addPosts('tiktok', ids);
+    simFiguresOf(running.sim).set('tiktok', ids[3] ?? '', { views: 5000, likes: 70, replies: 8, reposts: 9 });
+    const before = calls('tiktok', '/v2/video/query');
+    const refs = [...ids.map((remoteId) => ({ remoteId, publishedAt: new Date() }))];
+    const outcome = await read(account('tiktok'), [
+      ...refs,
+      { remoteId: 'v_pub_url~123', publishedAt: new Date() },
+    ]);
+    expect(calls('tiktok', '/v2/video/query') - before).toBe(1);
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(outcome.results.get(ids[3] ?? '')).toEqual({
+      figures: {
+        impressions: null,
+        views: 5000,
+        likes: 70,
+        reposts: 9,
+        replies: 8,
+        quotes: null,
+        bookmarks: null,
+        clicks: null,
+      },
+    });
+    const pending = await read(account('tiktok'), [{ remoteId: 'v_pub_url~123', publishedAt: new Date() }]);
+    expect(pending.ok && pending.results.get('v_pub_url~123')).toEqual({
+      error: expect.stringMatching(/not made the video public/),
+    });
+    expect(calls('tiktok', '/v2/video/query') - before).toBe(1);
+  });
 });

@@ -16,6 +16,7 @@ import { registerTelegramSim } from './telegram.sim.js';
 import { registerThreadsSim } from './threads.sim.js';
 import { registerThreadsMetricsSim } from './threads-metrics.sim.js';
 import { registerTiktokSim } from './tiktok.sim.js';
+import { registerTiktokMetricsSim } from './tiktok-metrics.sim.js';
 import { registerTwitterSim } from './twitter.sim.js';
 import { registerTwitterMetricsSim } from './twitter-metrics.sim.js';
 import { registerYoutubeSim } from './youtube.sim.js';
@@ -51,4 +52,5 @@ export const METRICS_SIMS: Partial<Record<TPlatform, TRegisterSim>> = {
   mastodon: registerMastodonMetricsSim,
   youtube: registerYoutubeMetricsSim,
   threads: registerThreadsMetricsSim,
+  tiktok: registerTiktokMetricsSim,
 };

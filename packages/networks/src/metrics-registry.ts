@@ -4,6 +4,7 @@ import type { TConnectorOptions, TNetworkConnector } from './connector.js';
 import { createMastodonMetrics } from './mastodon-metrics.js';
 import type { TMetricsReader } from './metrics-reader.js';
 import { createThreadsMetrics } from './threads-metrics.js';
+import { createTiktokMetrics } from './tiktok-metrics.js';
 import { createTwitterMetrics } from './twitter-metrics.js';
 import { createYoutubeMetrics } from './youtube-metrics.js';
 
@@ -18,6 +19,7 @@ const READERS: Partial<Record<TPlatform, (options: TConnectorOptions) => TMetric
   mastodon: createMastodonMetrics,
   youtube: createYoutubeMetrics,
   threads: createThreadsMetrics,
+  tiktok: createTiktokMetrics,
 };
 
 export function withMetricsReader(
