@@ -184,4 +184,55 @@ describe('metrics readers against the simulator', () => {
     });
     expect(calls('tiktok', '/v2/video/query') - before).toBe(1);
   });
+
+  it('Instagram and Facebook: one Graph read per post in each network’s fields; a deleted post is gone', async () => {
+    const ig = reader('instagram');
+    addPosts('instagram', ['18000000001']);
+    simFiguresOf(running.sim).set('instagram', '18000000001', {
+      views: 300,
+      likes: 20,
+      replies: 5,
+      reposts: 2,
+      bookmarks: 6,
+    });
+    const igRead = await ig.read(account('instagram'), [
+      { remoteId: '18000000001', publishedAt: new Date() },
+    ]);
+    if (!igRead.ok) throw new Error(igRead.failure.message);
+    expect(igRead.results.get('18000000001')).toEqual({
+      figures: {
+        impressions: null,
+        views: 300,
+        likes: 20,
+        reposts: 2,
+        replies: 5,
+        quotes: null,
+        bookmarks: 6,
+        clicks: null,
+      },
+    });
+    const fb = reader('facebook');
+    addPosts('facebook', ['page-1_1001', 'page-1_1002']);
+    simFiguresOf(running.sim).set('facebook', 'page-1_1001', { likes: 11, replies: 4 });
+    const fbRead = await fb.read(account('facebook'), [{ remoteId: 'page-1_1001', publishedAt: new Date() }]);
+    if (!fbRead.ok) throw new Error(fbRead.failure.message);
+    expect(fbRead.results.get('page-1_1001')).toEqual({
+      figures: {
+        impressions: null,
+        views: null,
+        likes: 11,
+        reposts: 0,
+        replies: 4,
+        quotes: null,
+        bookmarks: null,
+        clicks: null,
+      },
+    });
+    const post = running.sim.getPost('facebook', 'page-1_1002');
+    if (post) post.deleted = true;
+    const gone = await fb.read(account('facebook'), [{ remoteId: 'page-1_1002', publishedAt: new Date() }]);
+    expect(gone.ok && gone.results.get('page-1_1002')).toEqual({
+      error: expect.stringMatching(/no longer on Facebook/),
+    });
+  });
 });

@@ -10,6 +10,7 @@ import { registerInstagramSim } from './instagram.sim.js';
 import { registerLinkedInSim } from './linkedin.sim.js';
 import { registerMastodonSim } from './mastodon.sim.js';
 import { registerMastodonMetricsSim } from './mastodon-metrics.sim.js';
+import { registerFacebookMetricsSim, registerInstagramMetricsSim } from './meta-metrics.sim.js';
 import type { SimState } from './sim-state.js';
 import { registerSlackSim } from './slack.sim.js';
 import { registerTelegramSim } from './telegram.sim.js';
@@ -53,4 +54,6 @@ export const METRICS_SIMS: Partial<Record<TPlatform, TRegisterSim>> = {
   youtube: registerYoutubeMetricsSim,
   threads: registerThreadsMetricsSim,
   tiktok: registerTiktokMetricsSim,
+  instagram: registerInstagramMetricsSim,
+  facebook: registerFacebookMetricsSim,
 };

@@ -2,6 +2,7 @@ import type { TPlatform } from '@sps/core';
 import { createBlueskyMetrics } from './bluesky-metrics.js';
 import type { TConnectorOptions, TNetworkConnector } from './connector.js';
 import { createMastodonMetrics } from './mastodon-metrics.js';
+import { createFacebookMetrics, createInstagramMetrics } from './meta-metrics.js';
 import type { TMetricsReader } from './metrics-reader.js';
 import { createThreadsMetrics } from './threads-metrics.js';
 import { createTiktokMetrics } from './tiktok-metrics.js';
@@ -20,6 +21,8 @@ const READERS: Partial<Record<TPlatform, (options: TConnectorOptions) => TMetric
   youtube: createYoutubeMetrics,
   threads: createThreadsMetrics,
   tiktok: createTiktokMetrics,
+  instagram: createInstagramMetrics,
+  facebook: createFacebookMetrics,
 };
 
 export function withMetricsReader(
