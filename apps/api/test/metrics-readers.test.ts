@@ -235,4 +235,57 @@ describe('metrics readers against the simulator', () => {
       error: expect.stringMatching(/no longer on Facebook/),
     });
   });
+
+  it('LinkedIn: organization share statistics, 20 posts per call; a member account is said not to be read', async () => {
+    const { read, size } = reader('linkedin');
+    expect(size).toBe(20);
+    const org = 'urn:li:organization:42';
+    for (const remoteId of ['urn:li:share:501', 'urn:li:ugcPost:502']) {
+      running.sim.addPost({
+        platform: 'linkedin',
+        remoteId,
+        text: 'x',
+        replyTo: null,
+        media: null,
+        idempotencyKey: null,
+        author: org,
+      });
+    }
+    simFiguresOf(running.sim).set('linkedin', 'urn:li:share:501', {
+      impressions: 800,
+      clicks: 9,
+      likes: 14,
+      replies: 2,
+      reposts: 1,
+    });
+    const before = calls('linkedin', 'organizationalEntityShareStatistics');
+    const refs = ['urn:li:share:501', 'urn:li:ugcPost:502', 'urn:li:share:503'].map((remoteId) => ({
+      remoteId,
+      publishedAt: new Date(),
+    }));
+    const outcome = await read({ ...account('linkedin'), externalId: org }, refs);
+    expect(calls('linkedin', 'organizationalEntityShareStatistics') - before).toBe(1);
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(outcome.results.get('urn:li:share:501')).toEqual({
+      figures: {
+        impressions: 800,
+        views: null,
+        likes: 14,
+        reposts: 1,
+        replies: 2,
+        quotes: null,
+        bookmarks: null,
+        clicks: 9,
+      },
+    });
+    expect(outcome.results.get('urn:li:ugcPost:502')).toMatchObject({ figures: { likes: 0 } });
+    expect(outcome.results.get('urn:li:share:503')).toEqual({
+      error: expect.stringMatching(/no statistics/),
+    });
+    const member = await read({ ...account('linkedin'), externalId: 'urn:li:person:abc' }, refs.slice(0, 1));
+    expect(member.ok && member.results.get('urn:li:share:501')).toEqual({
+      error: expect.stringMatching(/member/),
+    });
+    expect(calls('linkedin', 'organizationalEntityShareStatistics') - before).toBe(1);
+  });
 });

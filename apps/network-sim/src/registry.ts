@@ -8,6 +8,7 @@ import { registerFacebookSim } from './facebook.sim.js';
 import { registerInstagramSim } from './instagram.sim.js';
 // group-1 imports
 import { registerLinkedInSim } from './linkedin.sim.js';
+import { registerLinkedInMetricsSim } from './linkedin-metrics.sim.js';
 import { registerMastodonSim } from './mastodon.sim.js';
 import { registerMastodonMetricsSim } from './mastodon-metrics.sim.js';
 import { registerFacebookMetricsSim, registerInstagramMetricsSim } from './meta-metrics.sim.js';
@@ -56,4 +57,5 @@ export const METRICS_SIMS: Partial<Record<TPlatform, TRegisterSim>> = {
   tiktok: registerTiktokMetricsSim,
   instagram: registerInstagramMetricsSim,
   facebook: registerFacebookMetricsSim,
+  linkedin: registerLinkedInMetricsSim,
 };

@@ -1,6 +1,7 @@
 import type { TPlatform } from '@sps/core';
 import { createBlueskyMetrics } from './bluesky-metrics.js';
 import type { TConnectorOptions, TNetworkConnector } from './connector.js';
+import { createLinkedInMetrics } from './linkedin-metrics.js';
 import { createMastodonMetrics } from './mastodon-metrics.js';
 import { createFacebookMetrics, createInstagramMetrics } from './meta-metrics.js';
 import type { TMetricsReader } from './metrics-reader.js';
@@ -23,6 +24,7 @@ const READERS: Partial<Record<TPlatform, (options: TConnectorOptions) => TMetric
   tiktok: createTiktokMetrics,
   instagram: createInstagramMetrics,
   facebook: createFacebookMetrics,
+  linkedin: createLinkedInMetrics,
 };
 
 export function withMetricsReader(
