@@ -45,11 +45,9 @@ describe('metrics readers against the simulator', () => {
     }
   };
 
-  it('every network has a reader except those the docs list as not yet readable', () => {
+  it('every network has a reader but Telegram, whose Bot API reports nothing readable', () => {
     const readable = PLATFORMS.filter((p) => connectors[p]?.readMetrics);
-    expect(readable).toEqual(
-      expect.arrayContaining(['twitter', 'bluesky', 'mastodon', 'youtube', 'threads']),
-    );
+    expect(readable).toEqual(PLATFORMS.filter((p) => p !== 'telegram'));
     expect(connectors.telegram?.readMetrics).toBeUndefined();
   });
 
@@ -287,5 +285,41 @@ describe('metrics readers against the simulator', () => {
       error: expect.stringMatching(/member/),
     });
     expect(calls('linkedin', 'organizationalEntityShareStatistics') - before).toBe(1);
+  });
+
+  it('Discord and Slack: reactions summed as likes, one message per call; deleted messages and a missing scope', async () => {
+    addPosts('discord', ['1200000000000000001']);
+    simFiguresOf(running.sim).set('discord', '1200000000000000001', { likes: 7 });
+    const discord = reader('discord');
+    const d = await discord.read({ ...account('discord'), externalId: 'channel-1' }, [
+      { remoteId: '1200000000000000001', publishedAt: new Date() },
+    ]);
+    expect(d.ok && d.results.get('1200000000000000001')).toMatchObject({
+      figures: { likes: 7, views: null },
+    });
+    const dGone = await discord.read({ ...account('discord'), externalId: 'channel-1' }, [
+      { remoteId: '1200000000000000009', publishedAt: new Date() },
+    ]);
+    expect(dGone.ok && dGone.results.get('1200000000000000009')).toEqual({
+      error: expect.stringMatching(/no longer on Discord/),
+    });
+    const dDenied = await discord.read({ ...account('discord'), externalId: 'nohistory-1' }, [
+      { remoteId: '1200000000000000001', publishedAt: new Date() },
+    ]);
+    expect(dDenied.ok).toBe(false);
+    if (!dDenied.ok) expect(dDenied.failure.message).toMatch(/Read Message History.*Reconnect/);
+
+    addPosts('slack', ['1732600000.000100']);
+    simFiguresOf(running.sim).set('slack', '1732600000.000100', { likes: 3, replies: 2 });
+    const slack = reader('slack');
+    const s = await slack.read({ ...account('slack'), externalId: 'C123' }, [
+      { remoteId: '1732600000.000100', publishedAt: new Date() },
+    ]);
+    expect(s.ok && s.results.get('1732600000.000100')).toMatchObject({ figures: { likes: 3, replies: 2 } });
+    const sDenied = await slack.read({ ...account('slack', 'xoxb-noreactions'), externalId: 'C123' }, [
+      { remoteId: '1732600000.000100', publishedAt: new Date() },
+    ]);
+    expect(sDenied.ok).toBe(false);
+    if (!sDenied.ok) expect(sDenied.failure.message).toMatch(/reactions:read.*Reconnect/);
   });
 });

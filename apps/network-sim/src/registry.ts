@@ -2,6 +2,7 @@ import type { TPlatform } from '@sps/core';
 import type { Router } from 'express';
 import { registerBlueskySim } from './bluesky.sim.js';
 import { registerBlueskyMetricsSim } from './bluesky-metrics.sim.js';
+import { registerDiscordMetricsSim, registerSlackMetricsSim } from './chat-metrics.sim.js';
 // group-2 imports
 import { registerDiscordSim } from './discord.sim.js';
 import { registerFacebookSim } from './facebook.sim.js';
@@ -58,4 +59,6 @@ export const METRICS_SIMS: Partial<Record<TPlatform, TRegisterSim>> = {
   instagram: registerInstagramMetricsSim,
   facebook: registerFacebookMetricsSim,
   linkedin: registerLinkedInMetricsSim,
+  discord: registerDiscordMetricsSim,
+  slack: registerSlackMetricsSim,
 };

@@ -1,10 +1,12 @@
 import type { TPlatform } from '@sps/core';
 import { createBlueskyMetrics } from './bluesky-metrics.js';
 import type { TConnectorOptions, TNetworkConnector } from './connector.js';
+import { createDiscordMetrics } from './discord-metrics.js';
 import { createLinkedInMetrics } from './linkedin-metrics.js';
 import { createMastodonMetrics } from './mastodon-metrics.js';
 import { createFacebookMetrics, createInstagramMetrics } from './meta-metrics.js';
 import type { TMetricsReader } from './metrics-reader.js';
+import { createSlackMetrics } from './slack-metrics.js';
 import { createThreadsMetrics } from './threads-metrics.js';
 import { createTiktokMetrics } from './tiktok-metrics.js';
 import { createTwitterMetrics } from './twitter-metrics.js';
@@ -25,6 +27,8 @@ const READERS: Partial<Record<TPlatform, (options: TConnectorOptions) => TMetric
   instagram: createInstagramMetrics,
   facebook: createFacebookMetrics,
   linkedin: createLinkedInMetrics,
+  discord: createDiscordMetrics,
+  slack: createSlackMetrics,
 };
 
 export function withMetricsReader(
