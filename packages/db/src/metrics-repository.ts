@@ -169,6 +169,7 @@ export function createMetricsRepository(db: TDb) {
       const rows = await db.$queryRaw<{ social_account_id: string; platform: TPlatform; due_at: Date }[]>`
         SELECT t.social_account_id, t.platform, min(d.due_at) AS due_at
         FROM post_targets t
+        JOIN posts p ON p.id = t.post_id AND p.deleted_at IS NULL
         CROSS JOIN LATERAL (
           SELECT max(t.published_at + o * interval '1 millisecond') AS due_at
           FROM unnest(${offsetsMs}::bigint[]) AS o
