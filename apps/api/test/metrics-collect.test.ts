@@ -14,6 +14,9 @@ import { createB, pollUntil, settleB, sleep } from './pipeline-helpers.js';
 // and MCP; the simulator counts the read calls, so batching per account is checked too.
 
 const NETWORKS: TPlatform[] = ['twitter', 'bluesky', 'mastodon'];
+/** METRICS_COLLECT_AFTER of these tests: long enough that a loaded machine publishes and checks before it. */
+const FIRST_MS = 3000;
+const SECOND_MS = 6000;
 type TMetricsBody = { platforms: Record<string, Record<string, unknown>> };
 
 describe('metrics collection through the simulator', () => {
@@ -24,7 +27,9 @@ describe('metrics collection through the simulator', () => {
     // The reconciler runs when the test says (reconcileNow), so what each run finds due is known.
     api = await startTestApi({
       publisher: true,
-      metricsCollectAfterMs: [1000, 2500],
+      metricsCollectAfterMs: [FIRST_MS, SECOND_MS],
+      // A read that times out is retried (and counted twice): on a loaded machine 2 s is too short.
+      networkTimeoutMs: 10_000,
       reconcileEveryMs: 600_000,
     });
     server = await new Promise((resolve) => {
@@ -65,8 +70,17 @@ describe('metrics collection through the simulator', () => {
   async function publish(key: string, content: string) {
     const post = await createB(api, key, { content, platforms: NETWORKS });
     expect((await request(api.app).post(`/v1/posts/${post.id}/publish`).set(bearer(key))).status).toBe(200);
-    return { id: post.id, remote: await remoteIds(key, post.id) };
+    const remote = await remoteIds(key, post.id);
+    // Each network's collection times count from its own publishing time: wait for the latest one.
+    const targets = await api.db.postTarget.findMany({
+      where: { postId: post.id },
+      select: { publishedAt: true },
+    });
+    const publishedAt = Math.max(...targets.map((t) => t.publishedAt?.getTime() ?? Date.now()));
+    return { id: post.id, remote, publishedAt };
   }
+  /** Sleeps until `ms` after `from` (a publishing time), so a collection time has passed. */
+  const sleepPast = (from: number, ms: number) => sleep(Math.max(0, from + ms + 100 - Date.now()));
   /** Runs the reconciler, then waits until the metrics queue has nothing left to do. */
   async function collectDue() {
     await api.publisher?.reconcileNow();
@@ -80,7 +94,7 @@ describe('metrics collection through the simulator', () => {
   it('collects at each METRICS_COLLECT_AFTER time, then on refresh; API and MCP show the latest figures', async () => {
     const { apiKey, accountId } = await api.account('pro');
     for (const p of NETWORKS) await api.connect(accountId, p);
-    const { id, remote } = await publish(apiKey, 'how did it do');
+    const { id, remote, publishedAt } = await publish(apiKey, 'how did it do');
     setFigures('twitter', remote.twitter, {
       likes: 4,
       reposts: 2,
@@ -97,7 +111,7 @@ describe('metrics collection through the simulator', () => {
     await collectDue();
     expect((await metricsOf(apiKey, id)).platforms.twitter?.collected_at).toBeNull();
 
-    await sleep(1100);
+    await sleepPast(publishedAt, FIRST_MS);
     await collectDue();
     let body = await metricsOf(apiKey, id);
     expect(body.platforms.twitter).toMatchObject({
@@ -133,7 +147,7 @@ describe('metrics collection through the simulator', () => {
     expect(readCalls('twitter')).toBe(before);
 
     setFigures('twitter', remote.twitter, { likes: 40 });
-    await sleep(1500);
+    await sleepPast(publishedAt, SECOND_MS);
     await collectDue();
     body = await metricsOf(apiKey, id);
     expect(body.platforms.twitter).toMatchObject({ likes: 40, reposts: 2 });
@@ -178,11 +192,11 @@ describe('metrics collection through the simulator', () => {
   it('reads many posts of one account in the network’s batches (X 100, Bluesky 25, Mastodon 20)', async () => {
     const { apiKey, accountId } = await api.account('pro');
     for (const p of NETWORKS) await api.connect(accountId, p, `batch-${p}`);
-    const posts: { id: string; remote: Record<TPlatform, string> }[] = [];
+    const posts: { id: string; remote: Record<TPlatform, string>; publishedAt: number }[] = [];
     for (let i = 0; i < 30; i += 1) posts.push(await publish(apiKey, `batched post ${i}`));
     for (const [i, p] of posts.entries()) setFigures('twitter', p.remote.twitter, { likes: i });
     const calls = Object.fromEntries(NETWORKS.map((p) => [p, readCalls(p)]));
-    await sleep(1100);
+    await sleepPast(posts.at(-1)?.publishedAt ?? Date.now(), FIRST_MS);
     await collectDue();
     expect(readCalls('twitter') - (calls.twitter ?? 0)).toBe(1);
     expect(readCalls('bluesky') - (calls.bluesky ?? 0)).toBe(2);
@@ -200,15 +214,15 @@ describe('metrics collection through the simulator', () => {
     const post = sim().getPost('twitter', gone.remote.twitter);
     if (post) post.deleted = true;
     // X rate-limits the next read: the job waits the announced time and reads again, losing nothing.
-    const xCalls = readCalls('twitter');
+    const xCalls = sim().requests.length;
     sim().addFault({
       platform: 'twitter',
       kind: 'rate_limited',
       remaining: 1,
       retryAfterSeconds: 1,
-      pathIncludes: '/2/tweets?',
+      pathIncludes: kept.remote.twitter,
     });
-    await sleep(1100);
+    await sleepPast(kept.publishedAt, FIRST_MS);
     await collectDue();
     const goneBody = await pollUntil(
       () => metricsOf(apiKey, gone.id),
@@ -216,8 +230,15 @@ describe('metrics collection through the simulator', () => {
     );
     expect(goneBody.platforms.twitter?.error).toMatch(/no longer on X/);
     expect((await metricsOf(apiKey, kept.id)).platforms.twitter).toMatchObject({ likes: 0 });
-    // One read refused with 429, one read of both posts after the announced wait.
-    expect(readCalls('twitter') - xCalls).toBe(2);
+    // One read refused with 429, one read of both posts after the announced wait (other tests' accounts
+    // may be read in the same runs: only calls naming this test's posts count).
+    const ours = sim()
+      .requests.slice(xCalls)
+      .filter(
+        (r) =>
+          r.platform === 'twitter' && r.path.includes('/2/tweets?') && r.path.includes(kept.remote.twitter),
+      );
+    expect(ours).toHaveLength(2);
 
     // A Mastodon token without read:statuses: the refusal names the permission and says to reconnect.
     const noRead = await api.account('pro');
