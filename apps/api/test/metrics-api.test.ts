@@ -99,6 +99,15 @@ describe('engagement API', () => {
     expect(
       (await request(api.app).post(`/v1/posts/${postId}/metrics/refresh`).set(bearer(other.apiKey))).status,
     ).toBe(404);
+    // Ids that are no post id at all: the same 404, never a database error.
+    for (const bad of ['not-a-uuid', '00000000-0000-0000-0000-00000000000g', "1'--"]) {
+      const id = encodeURIComponent(bad);
+      expect((await request(api.app).get(`/v1/posts/${id}/metrics`).set(bearer(key))).status).toBe(404);
+      expect((await request(api.app).post(`/v1/posts/${id}/metrics/refresh`).set(bearer(key))).status).toBe(
+        404,
+      );
+      expect((await request(api.app).get(`/api/posts/${id}/metrics`).set('x-api-key', key)).status).toBe(404);
+    }
     const analytics = await request(api.app).get('/v1/analytics').set(bearer(other.apiKey));
     expect(analytics.body.totals.posts).toBe(0);
   });
@@ -151,6 +160,11 @@ describe('engagement API', () => {
     const draft = await createB(api, key, { content: 'draft', platforms: ['twitter'] });
     const refused = await request(api.app).post(`/v1/posts/${draft.id}/metrics/refresh`).set(bearer(key));
     expect(refused.status).toBe(409);
+    const refusedA = await request(api.app)
+      .post(`/api/posts/${draft.id}/metrics/refresh`)
+      .set('x-api-key', key);
+    expect(refusedA.status).toBe(400);
+    expect(refusedA.body.error).toMatch(/not published/);
     for (let i = 0; i < 3; i += 1) {
       const res = await request(api.app).post(`/v1/posts/${postId}/metrics/refresh`).set(bearer(key));
       expect(res.status).toBe(202);

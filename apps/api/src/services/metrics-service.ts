@@ -1,4 +1,4 @@
-import { AppError, type TAnalyticsQuery } from '@sps/core';
+import { AppError, type TAnalyticsQuery, UUID_PATTERN } from '@sps/core';
 import type { TMetricsRepository } from '@sps/db';
 import { enqueueMetricsRefresh, type TQueues } from '@sps/queue';
 import type { WindowLimiter } from '../http/rate-limit.js';
@@ -20,7 +20,8 @@ const notFound = (postId: string) =>
 export function createMetricsService(deps: TMetricsServiceDeps) {
   return {
     async postMetrics(accountId: string, postId: string) {
-      const entries = await deps.metrics.postMetrics(accountId, postId);
+      // Not a post id at all: the same 404 as an unknown one (the database is not asked).
+      const entries = UUID_PATTERN.test(postId) ? await deps.metrics.postMetrics(accountId, postId) : null;
       if (!entries) throw notFound(postId);
       return entries;
     },
@@ -30,7 +31,9 @@ export function createMetricsService(deps: TMetricsServiceDeps) {
      * and rate limited per account: a refused request queues nothing.
      */
     async refresh(accountId: string, postId: string): Promise<{ jobId: string }> {
-      const published = await deps.metrics.publishedPost(accountId, postId);
+      const published = UUID_PATTERN.test(postId)
+        ? await deps.metrics.publishedPost(accountId, postId)
+        : null;
       if (published === null) throw notFound(postId);
       if (!published) {
         throw new AppError(
