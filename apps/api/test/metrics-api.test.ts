@@ -136,6 +136,8 @@ describe('engagement API', () => {
       ['from=2026-13-01', 'from'],
       ['from=2026-02-30', 'from'],
       ['to=yesterday', 'to'],
+      ['to=2026-02-30T10:00:00Z', 'to'],
+      ['from=2026-01-01T10:00:00', 'from'],
       ['from=2026-05-02&to=2026-05-01', 'from'],
       ['from=2024-01-01&to=2026-01-01', 'to'],
       ['platform=myspace', 'platform'],
@@ -151,6 +153,14 @@ describe('engagement API', () => {
       expect(a.status).toBe(400);
       expect(a.body.error).toContain(field);
     }
+    // A date-time counts as the UTC day it falls on.
+    const dateTimes = await request(api.app)
+      .get('/v1/analytics')
+      .query({ from: '2025-03-01T23:30:00-02:00', to: '2025-03-03T10:00:00Z' })
+      .set(bearer(key));
+    expect(dateTimes.status).toBe(200);
+    expect(dateTimes.body).toMatchObject({ from: '2025-03-02', to: '2025-03-03' });
+    expect(dateTimes.body.days).toHaveLength(2);
     const year = await request(api.app).get('/v1/analytics?from=2025-01-01&to=2025-12-31').set(bearer(key));
     expect(year.status).toBe(200);
     expect(year.body.days).toHaveLength(365);

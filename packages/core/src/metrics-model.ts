@@ -102,16 +102,28 @@ export const DEFAULT_COLLECT_AFTER = '1h,6h,24h,3d,7d,30d';
 export const MAX_ANALYTICS_DAYS = 366;
 const DAY_MS = 86_400_000;
 
+const DAY_ERROR = 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time';
+const isCalendarDay = (s: string) =>
+  !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+
+/**
+ * A UTC day: `YYYY-MM-DD`, or an ISO 8601 date-time with its offset (the UTC day it falls on), as
+ * `scheduled_for` is written elsewhere in the API. Normalised to `YYYY-MM-DD`.
+ */
 const ZDay = z
-  .string({ error: 'must be a date (YYYY-MM-DD)' })
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date (YYYY-MM-DD)' })
-  .refine(
-    (s) =>
-      !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
-    {
-      error: 'is not a calendar date',
-    },
-  );
+  .string({ error: DAY_ERROR })
+  .max(40, { error: DAY_ERROR })
+  .transform((s, ctx) => {
+    if (/^\d{4}-\d{2}-\d{2}$/.test(s)) {
+      if (isCalendarDay(s)) return s;
+      ctx.addIssue({ code: 'custom', message: 'is not a calendar date' });
+      return z.NEVER;
+    }
+    const dateTime = z.iso.datetime({ offset: true }).safeParse(s);
+    if (dateTime.success && isCalendarDay(s.slice(0, 10))) return new Date(s).toISOString().slice(0, 10);
+    ctx.addIssue({ code: 'custom', message: DAY_ERROR });
+    return z.NEVER;
+  });
 
 /** The query `GET /v1/analytics` parses (also the OpenAPI document's parameters). */
 export const ZAnalyticsQuery = z
