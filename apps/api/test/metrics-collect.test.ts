@@ -253,4 +253,41 @@ describe('metrics collection through the simulator', () => {
     );
     expect(refused.platforms.mastodon?.error).toMatch(/read:statuses.*Reconnect/);
   });
+
+  it('reads have a lane of their own: publishing goes on while every metrics slot waits on a slow network', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    for (const p of NETWORKS) await api.connect(accountId, p, `lane-${p}`);
+    const published = [];
+    for (let i = 0; i < 4; i += 1) published.push(await publish(apiKey, `lane ${i}`));
+    // X answers reads only after 8 s; four refreshes take the four metrics slots (METRICS_CONCURRENCY 4).
+    sim().addFault({
+      platform: 'twitter',
+      kind: 'slow',
+      remaining: -1,
+      delayMs: 8000,
+      pathIncludes: '/2/tweets?',
+    });
+    try {
+      for (const p of published) {
+        expect(
+          (await request(api.app).post(`/v1/posts/${p.id}/metrics/refresh`).set(bearer(apiKey))).status,
+        ).toBe(202);
+      }
+      await pollUntil(
+        () => api.queues.metrics.getJobCounts('active'),
+        (c) => c.active === 4,
+      );
+      const next = await publish(apiKey, 'published while reads wait');
+      expect(next.remote.twitter).toEqual(expect.any(String));
+      // The reads were still waiting when the post was out.
+      expect((await api.queues.metrics.getJobCounts('active')).active).toBeGreaterThan(0);
+    } finally {
+      sim().clearFaults();
+    }
+    await pollUntil(
+      () => api.queues.metrics.getJobCounts('waiting', 'active'),
+      (c) => c.waiting === 0 && c.active === 0,
+      20_000,
+    );
+  });
 });
