@@ -19,6 +19,7 @@ const config: Config = {
     '^@sps/core/essentials$': '<rootDir>/packages/core/src/essentials.ts',
     ...Object.fromEntries(packages.map((p) => [`^@sps/${p}$`, `<rootDir>/packages/${p}/src/index.ts`])),
     '^@sps/network-sim$': '<rootDir>/apps/network-sim/src/index.ts',
+    '^@social-posts/client$': '<rootDir>/packages/client/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/{packages,apps}/*/test/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],

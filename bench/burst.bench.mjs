@@ -150,7 +150,7 @@ for (const scenario of SCENARIOS) {
       accountName: `burst${a}`,
       externalId: null,
       instanceUrl: null,
-      credentialsEncrypted: secretBox.seal(
+      credentialsEncrypted: secretBox.sealV1(
         JSON.stringify({ token: `burst-token-${a}` }),
         secretBox.developmentKey('local'),
       ),

@@ -94,7 +94,7 @@ await createSocialAccountRepository(db).connect({
   accountName: 'bench',
   externalId: null,
   instanceUrl: null,
-  credentialsEncrypted: secretBox.seal(
+  credentialsEncrypted: secretBox.sealV1(
     JSON.stringify({ token: 'bench-token' }),
     secretBox.developmentKey('local'),
   ),

@@ -109,7 +109,7 @@ async function main() {
       accountId: account.id,
       url,
       events: ['post.published'],
-      secretEncrypted: secretBox.seal(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, key),
+      secretEncrypted: secretBox.sealV1(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, key),
     },
   });
   await db.event.createMany({

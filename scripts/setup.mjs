@@ -39,6 +39,7 @@ function installNeeded() {
   if (installed === 0) return true;
   const manifests = ['package.json', 'package-lock.json'];
   for (const group of ['apps', 'packages', 'tools']) {
+    if (!existsSync(join(root, group))) continue;
     for (const name of readdirSync(join(root, group))) manifests.push(join(group, name, 'package.json'));
   }
   return manifests.some((m) => mtime(m) > installed);

@@ -80,9 +80,17 @@ interface TParserReading {
   work: number;
 }
 
+/** The API runs in production, where its /metrics needs ADMIN_TOKEN (the workers' metrics ports ignore it). */
+const ADMIN_TOKEN = 'abuse-cpu-operator-token';
+
 /** One scrape of a process's /metrics (which also resets the lag histogram and the largest input). */
 async function scrape(url: string): Promise<TParserReading> {
-  const text = await (await fetch(url, { signal: AbortSignal.timeout(60_000) })).text();
+  const text = await (
+    await fetch(url, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+      signal: AbortSignal.timeout(60_000),
+    })
+  ).text();
   const read = (name: string) => {
     const value = metricSample(text, name);
     if (value === undefined) throw new Error(`${url} has no ${name}`);
@@ -155,6 +163,7 @@ describe('CPU stall: hostile texts against the real API and publisher', () => {
         ...common,
         PORT: String(port),
         HOST: '127.0.0.1',
+        ADMIN_TOKEN,
         NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=live,linkedin=live,mastodon=live',
       }),
     );
@@ -179,7 +188,7 @@ describe('CPU stall: hostile texts against the real API and publisher', () => {
         accountName: `${platform}-abuse`,
         externalId: platform === 'bluesky' ? 'user.bsky.social' : null,
         instanceUrl: platform === 'mastodon' ? `${simUrl}/mastodon` : null,
-        credentialsEncrypted: secretBox.seal(
+        credentialsEncrypted: secretBox.sealV1(
           JSON.stringify({ token: 'token-abuse' }),
           secretBox.parseEncryptionKey(encryptionKey),
         ),

@@ -70,10 +70,18 @@ function installExitHook(): void {
   });
 }
 
-/** `node <entry>` from the repository root with exactly `env` (plus PATH/HOME of this process). */
-export function startNode(name: string, entry: string, env: Record<string, string>): TChild {
+/**
+ * `node [nodeArgs] <entry>` from the repository root with exactly `env` (plus PATH/HOME of this process).
+ * `nodeArgs` takes test-only preloads (`--import <hook>`).
+ */
+export function startNode(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): TChild {
   installExitHook();
-  const child = spawn(process.execPath, [resolve(ROOT, entry)], {
+  const child = spawn(process.execPath, [...nodeArgs, resolve(ROOT, entry)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

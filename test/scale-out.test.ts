@@ -172,7 +172,7 @@ describe('scale-out: two APIs and two publishers on one Redis and one PostgreSQL
           accountName: `${platform}-scale-${a}`,
           externalId: EXTERNAL_IDS[platform] ?? null,
           instanceUrl: platform === 'mastodon' ? `${simUrl}/mastodon` : null,
-          credentialsEncrypted: secretBox.seal(
+          credentialsEncrypted: secretBox.sealV1(
             JSON.stringify({ token: platform === 'telegram' ? `123456:token-${a}` : `token-${a}` }),
             key,
           ),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   generateApiKey,
   hashPassword,
@@ -107,7 +108,9 @@ export const SQL_COMMANDS: Record<string, THandler> = {
       throw new UsageError(
         '--expires-at must be an ISO 8601 date-time with an offset, e.g. 2026-01-01T12:00:00Z',
       );
+    const socialAccountId = randomUUID();
     const account = await insertConnectedAccount(await sql(), {
+      id: socialAccountId,
       accountId,
       platform,
       accountName: required(o, 'name'),
@@ -116,6 +119,7 @@ export const SQL_COMMANDS: Record<string, THandler> = {
       credentialsEncrypted: sealCredentials(
         { token: required(o, 'token'), ...(o['refresh-token'] ? { refreshToken: o['refresh-token'] } : {}) },
         env.encryptionKey,
+        socialAccountId,
       ),
       tokenExpiresAt: expiresAt === undefined ? null : new Date(expiresAt),
     });

@@ -91,7 +91,7 @@ describe('admin CLI: social connect for operators', () => {
     const row = await db.socialAccount.findUniqueOrThrow({ where: { id: res.out['socialAccountId'] ?? '' } });
     expect(row.tokenExpiresAt?.toISOString()).toBe('2030-01-01T00:00:00.000Z');
     expect(row.credentialsEncrypted).not.toContain('refresh-1');
-    expect(openCredentials(row.credentialsEncrypted, secretBox.developmentKey('local'))).toEqual({
+    expect(openCredentials(row.credentialsEncrypted, secretBox.developmentKey('local'), row.id)).toEqual({
       token: 'access-1',
       refreshToken: 'refresh-1',
     });

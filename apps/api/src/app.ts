@@ -1,5 +1,7 @@
 import {
   createAccountRepository,
+  createEventFeedRepository,
+  createIdempotencyRepository,
   createMastodonAppRepository,
   createMetricsRepository,
   createOAuthStateRepository,
@@ -19,16 +21,18 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { dashboardApiRouter } from './dashboard/dashboard.route.js';
 import { dashboardStatic } from './dashboard/dashboard-static.js';
+import { LiveEvents } from './dashboard/live-events.js';
 import { SessionStore } from './dashboard/session-store.js';
 import { createUsageService } from './dashboard/usage-service.js';
 import type { TApiEnv } from './env.js';
 import { ApiKeyVerifier } from './http/auth.js';
+import { createIdempotency } from './http/idempotency.js';
 import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
 import { requestLog } from './http/request-log.js';
 import { mcpRouter } from './mcp/mcp.route.js';
 import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
-import { adminAuth, localOnly } from './ops/admin-auth.js';
+import { adminAuth, localOnly, notFound } from './ops/admin-auth.js';
 import { bullBoardRouter } from './ops/bull-board.js';
 import { createApiMetrics, type TApiMetrics } from './ops/metrics.js';
 import { createAccountService } from './services/account-service.js';
@@ -55,6 +59,8 @@ export interface TApi {
   app: Express;
   verifier: ApiKeyVerifier;
   metrics: TApiMetrics;
+  /** The dashboard's live streams: closed first on shutdown, so the HTTP server can drain. */
+  live: LiveEvents;
 }
 
 export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
@@ -85,7 +91,18 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   const postRepository = createPostRepository(db);
   const socialAccounts = createSocialAccountRepository(db);
   const jobs = createPostJobs(queues, logger);
-  const posts = createPostService({ posts: postRepository, jobs, queues });
+  // The dashboard's live updates: the outbox for what it records, change notices for the rest.
+  const live = new LiveEvents({
+    feed: createEventFeedRepository(db),
+    redis,
+    prefix: env.QUEUE_PREFIX,
+    logger,
+    pollMs: env.DASHBOARD_EVENTS_POLL,
+    maxPerAccount: env.DASHBOARD_EVENTS_PER_ACCOUNT,
+    maxTotal: 5_000,
+  });
+  const onChange = (accountId: string, postId: string | null) => live.postChanged(accountId, postId);
+  const posts = createPostService({ posts: postRepository, jobs, queues, onChange });
   const twitterAllowance = createTwitterAllowance(createUsageRepository(db), env.twitterAllowance);
   const publishing = createPublishService({
     posts: postRepository,
@@ -96,8 +113,16 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     availability: env.availability,
     waitMs: env.PUBLISH_WAIT,
     twitterAllowance,
+    onChange,
   });
   const rateLimits = createRateLimits({ env, redis, logger });
+  const idempotent = createIdempotency({
+    keys: createIdempotencyRepository(db),
+    encryptionKey: env.encryptionKey,
+    // Longer than any request holds its key: Variant A's publishing requests wait up to PUBLISH_WAIT.
+    leaseMs: env.PUBLISH_WAIT + env.IDEMPOTENCY_LEASE,
+    logger,
+  });
   const accounts = createAccountService({ socialAccounts, settings, jobs });
   const connect = createConnectService({
     socialAccounts,
@@ -107,6 +132,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     logger,
     config: {
       publicUrl: env.publicUrl,
+      redirectOrigins: env.redirectOrigins,
       oauthApps: env.oauthApps,
       networkBaseUrls: env.networkBaseUrls,
       apiVersions: { linkedin: env.LINKEDIN_API_VERSION },
@@ -142,9 +168,15 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
 
   app.use(metrics.middleware);
   // Operator routes: /metrics names routes, queue depths and refusal counts, nothing a tenant should read.
-  // With ADMIN_TOKEN it needs the token; without it only a scraper on this machine reaching the socket
-  // directly gets it (the workers serve theirs on METRICS_HOST only). Bull Board is off without the token.
-  app.get('/metrics', env.ADMIN_TOKEN ? adminAuth(env.ADMIN_TOKEN) : localOnly(), async (_req, res) => {
+  // With ADMIN_TOKEN it needs the token. Without it, only a scraper on this machine reaching the socket
+  // directly gets it, and only where no proxy can be in front (TRUST_PROXY unset) and not in production: a
+  // proxy on the same host would make every outside request look local. Bull Board is off without the token.
+  const metricsGuard = env.ADMIN_TOKEN
+    ? adminAuth(env.ADMIN_TOKEN)
+    : env.NODE_ENV !== 'production' && env.TRUST_PROXY === 0
+      ? localOnly()
+      : notFound();
+  app.get('/metrics', metricsGuard, async (_req, res) => {
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   if (env.ADMIN_TOKEN) {
@@ -162,6 +194,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     logger,
     bodyLimit: env.BODY_LIMIT,
     rateLimits,
+    idempotent,
   };
   const depsB = { ...depsA, settings, webhooks, connect };
   app.use('/v1', variantBRouter(depsB));
@@ -186,7 +219,13 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   });
 
   // Where the networks send the user back after consent: no API key, the single-use state binds it.
-  app.use(oauthCallbackRouter(connect, logger, authFailures));
+  const dashboardIdleMs = 12 * 60 * 60 * 1000;
+  const sessions = new SessionStore(redis, {
+    prefix: env.QUEUE_PREFIX,
+    idleMs: dashboardIdleMs,
+    absoluteMs: 7 * 24 * 60 * 60 * 1000,
+  });
+  app.use(oauthCallbackRouter(connect, logger, authFailures, sessions));
   app.use(
     '/mcp',
     mcpRouter({
@@ -200,6 +239,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       connect,
       logger,
       bodyLimit: env.BODY_LIMIT,
+      idempotent,
       // MCP messages count against the key's Variant B limits: publishing tools the hourly publish limit,
       // everything else the per-minute limit.
       limits: [rateLimits.perKeyB],
@@ -207,7 +247,6 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   );
 
   // The owners' dashboard: its JSON API (session + CSRF in front of the same routers), then the built web app.
-  const dashboardIdleMs = 12 * 60 * 60 * 1000;
   // Sign-in limits hold even with RATE_LIMITS=off: they guard passwords, not capacity.
   const signInLimiter = (name: string, limit: number) =>
     new WindowLimiter(redis, `${env.QUEUE_PREFIX}:rl:dash:${name}`, limit, 15 * 60, logger);
@@ -215,11 +254,7 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   app.use(
     '/dashboard/api',
     dashboardApiRouter({
-      store: new SessionStore(redis, {
-        prefix: env.QUEUE_PREFIX,
-        idleMs: dashboardIdleMs,
-        absoluteMs: 7 * 24 * 60 * 60 * 1000,
-      }),
+      store: sessions,
       owners,
       accounts: accountsRepo,
       redis,
@@ -227,11 +262,14 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       logger,
       signInLimits: { perIp: signInLimiter('signin-ip', 30), perEmail: signInLimiter('signin-email', 10) },
       idleMs: dashboardIdleMs,
+      secureCookies: env.secureCookies,
       queueSchedule: (accountId) => queueSchedule({ accounts, posts }, accountId),
       usage: createUsageService({ owners, rateLimits, tiersB: env.tiersB, twitterAllowance }),
       connectOptions: () => connect.options(),
       variantA: (authenticate) => variantARouter({ ...depsA, authenticate }),
       variantB: (authenticate) => variantBRouter({ ...depsB, authenticate }),
+      live,
+      eventsHeartbeatMs: env.DASHBOARD_EVENTS_HEARTBEAT,
     }),
   );
   app.use('/dashboard', dashboardStatic());
@@ -239,5 +277,5 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   app.use((req, res) => {
     res.status(404).json({ error: `No route ${req.method} ${req.path}` });
   });
-  return { app, verifier, metrics };
+  return { app, verifier, metrics, live };
 }

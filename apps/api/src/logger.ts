@@ -1,26 +1,19 @@
+import { logOptions } from '@sps/ops';
 import { type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
-
-/** Fields that may hold a secret anywhere in a log line; their values are replaced. */
-export const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'req.headers.cookie',
-  '*.token',
-  '*.secret',
-  '*.apiKey',
-  '*.password',
-  '*.credentials',
-];
 
 export interface TLoggerOptions {
   /** pino-pretty on stdout (development) instead of JSON lines (production). */
   pretty?: boolean;
 }
 
-/** Secrets and post content never reach the logs: auth headers are redacted and bodies are not logged. */
+/**
+ * Secrets and post content never reach the logs: auth headers are redacted, errors keep message and code,
+ * and bodies are not logged.
+ */
 export function createLogger(level: string, name: string, options: TLoggerOptions = {}): Logger {
-  const config = { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  // Errors are logged as message and code only (see logOptions): never a failed request's options.
+  const config = logOptions(name, level);
   // Lines are written asynchronously: a line logged while a write is in flight joins the next write,
   // instead of one blocking write per line (one per request at `info`). pino flushes what is pending
   // when the process exits (https://github.com/pinojs/pino/blob/master/docs/asynchronous.md).

@@ -1,11 +1,12 @@
 import type { Server } from 'node:http';
 import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
-import { createDb } from '@sps/db';
+import { createDb, createIdempotencyRepository } from '@sps/db';
 import { stopOnSignals } from '@sps/ops';
 import { createProducerConnection, createQueues } from '@sps/queue';
 import { Redis } from 'ioredis';
 import { createApi } from './app.js';
 import { loadEnv } from './env.js';
+import { sweepExpiredKeys } from './http/idempotency.js';
 import { createLogger } from './logger.js';
 
 const env = loadEnv();
@@ -29,8 +30,9 @@ const subscriber = new Redis(env.REDIS_URL, {
 redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 subscriber.on('error', (err) => logger.warn({ err: err.message }, 'redis subscriber error'));
 
-const { app, verifier } = createApi({ env, db, redis, queues, logger });
+const { app, verifier, live } = createApi({ env, db, redis, queues, logger });
 await verifier.listen(subscriber, env.QUEUE_PREFIX);
+const stopSweep = sweepExpiredKeys(createIdempotencyRepository(db), logger);
 
 const server: Server = app.listen(env.PORT, env.HOST, () => {
   logger.info({ port: env.PORT }, 'api listening');
@@ -67,6 +69,8 @@ stopOnSignals({
   logger,
   forceAfterMs: DRAIN_MS + 3 * CLOSE_MS + 2_000,
   steps: [
+    // Open dashboard streams never finish by themselves: ended first, so the drain below can complete.
+    { name: 'dashboard streams', run: () => live.close(), timeoutMs: CLOSE_MS },
     {
       name: 'http server',
       run: async () => {
@@ -76,6 +80,13 @@ stopOnSignals({
     },
     { name: 'queues', run: () => queues.close(), timeoutMs: CLOSE_MS },
     { name: 'redis', run: () => Promise.allSettled([redis.quit(), subscriber.quit()]), timeoutMs: CLOSE_MS },
-    { name: 'postgres', run: () => db.$disconnect(), timeoutMs: CLOSE_MS },
+    {
+      name: 'postgres',
+      run: () => {
+        stopSweep();
+        return db.$disconnect();
+      },
+      timeoutMs: CLOSE_MS,
+    },
   ],
 });

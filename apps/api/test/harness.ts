@@ -11,11 +11,14 @@ import type { TWebhooksOptions } from '../../webhooks/src/context.js';
 import { createMailer } from '../../webhooks/src/mailer.js';
 import { createWebhooksWorker, type TWebhooksWorker } from '../../webhooks/src/webhooks.js';
 import { createApi } from '../src/app.js';
+import type { LiveEvents } from '../src/dashboard/live-events.js';
 import { loadEnv, type TApiEnv } from '../src/env.js';
 import { createLogger } from '../src/logger.js';
 
 export interface TTestApi {
   app: Express;
+  /** The API's dashboard live streams (`/dashboard/api/events`). */
+  live: LiveEvents;
   db: TDb;
   env: TApiEnv;
   redis: Redis;
@@ -108,6 +111,9 @@ export async function startTestApi(
     RATE_LIMIT_A_PUBLISH_PER_HOUR: '100000',
     // Likewise for wrong keys: auth tests send many on purpose. abuse-auth.test.ts sets a real limit.
     AUTH_FAILURES_PER_MINUTE: '100000',
+    // The tests' connect flows send the browser back to https://app.example (a redirect_uri must be on an
+    // allowed origin); oauth-redirects.test.ts checks the refusal of others.
+    CONNECT_REDIRECT_ORIGINS: 'https://app.example',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
     ...(sim
       ? {
@@ -128,7 +134,7 @@ export async function startTestApi(
   // TEST_LOG_LEVEL=debug shows what the in-process API and publisher log, to debug a failing test.
   const logger = createLogger((process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent', 'api-test');
   const apiDb = opts.wrapApiDb ? opts.wrapApiDb(db) : db;
-  const { app, verifier } = createApi({ env, db: apiDb, redis, queues, logger });
+  const { app, verifier, live } = createApi({ env, db: apiDb, redis, queues, logger });
   await verifier.listen(subscriber, env.QUEUE_PREFIX);
   const socialAccounts = createSocialAccountRepository(db);
 
@@ -188,6 +194,7 @@ export async function startTestApi(
 
   const api: TTestApi = {
     app,
+    live,
     db,
     env,
     redis,
@@ -203,7 +210,7 @@ export async function startTestApi(
         externalId,
         instanceUrl: extra.instanceUrl ?? (platform === 'mastodon' && sim ? sim.baseUrls.mastodon : null),
         // Telegram bot tokens have the shape `<bot id>:<secret>`; the simulator checks it like the real API.
-        credentialsEncrypted: secretBox.seal(
+        credentialsEncrypted: secretBox.sealV1(
           JSON.stringify({ token: platform === 'telegram' ? `123456:token-${name}` : `token-${name}` }),
           env.encryptionKey,
         ),
@@ -227,6 +234,7 @@ export async function startTestApi(
       delete api.webhooks;
     },
     async close() {
+      await live.close();
       await api.webhooks?.close();
       await api.publisher?.close();
       await queues.close();

@@ -33,7 +33,8 @@ describe('LinkedIn organizations', () => {
     expect(new URL(member.body.url).searchParams.get('scope')).toBe('openid profile w_member_social');
     const org = await startConnect(api, apiKey, { platform: 'linkedin', target: 'organization' });
     expect(new URL(org.body.url).searchParams.get('scope')).toBe(
-      'openid profile w_member_social w_organization_social r_organization_social r_organization_admin',
+      // Exactly what an organization account's calls need (network-permissions.ts): no member scopes.
+      'r_organization_admin w_organization_social r_organization_social',
     );
   });
 

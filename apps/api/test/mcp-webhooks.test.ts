@@ -80,6 +80,21 @@ describe('MCP webhook tools', () => {
     expect(create?.inputSchema.required).toEqual(expect.arrayContaining(['url', 'events']));
   });
 
+  it('create_webhook repeated (its result lost) answers the first webhook and its secret, making one', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    const c = await client(apiKey);
+    const args = { url: PUBLIC_URL, events: ['post.published'] };
+    const first = await call(c, 'create_webhook', args);
+    const again = await call(c, 'create_webhook', args);
+    expect(first.isError).toBeFalsy();
+    expect(again.structuredContent).toEqual(first.structuredContent);
+    expect(await api.db.webhook.count({ where: { accountId } })).toBe(1);
+    // Another explicit key is another webhook.
+    const other = await call(c, 'create_webhook', { ...args, idempotency_key: 'second-hook' });
+    expect(other.structuredContent?.id).not.toBe(first.structuredContent?.id);
+    await c.close();
+  });
+
   it('creates (secret once), lists, gets, updates and deletes a webhook through tools', async () => {
     const { apiKey } = await api.account('pro');
     const c = await client(apiKey);

@@ -77,6 +77,41 @@ describe('MCP server (POST /mcp)', () => {
     await c.close();
   });
 
+  it('create_post and publish_post run under an idempotency key: a repeated call gets the first result', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    await api.connect(accountId, 'mastodon');
+    const c = await client(apiKey);
+    const args = { content: 'said twice', platforms: ['mastodon'] };
+    // No key given: one is derived from the tool and its arguments.
+    const first = await call(c, 'create_post', args);
+    const again = await call(c, 'create_post', args);
+    expect(first.isError).toBeFalsy();
+    expect(again.structuredContent?.id).toBe(first.structuredContent?.id);
+    expect((again as { _meta?: Record<string, unknown> })._meta?.idempotent_replayed).toBe(true);
+    expect(await api.db.post.count({ where: { accountId } })).toBe(1);
+    // Explicit keys: two keys are two posts; one key with other arguments is refused.
+    const k1 = await call(c, 'create_post', { ...args, idempotency_key: 'agent-1' });
+    const k2 = await call(c, 'create_post', { ...args, idempotency_key: 'agent-2' });
+    expect(k1.structuredContent?.id).not.toBe(k2.structuredContent?.id);
+    const reused = await call(c, 'create_post', {
+      content: 'other',
+      platforms: ['mastodon'],
+      idempotency_key: 'agent-1',
+    });
+    expect(reused.isError).toBe(true);
+    expect(reused.structuredContent?.code).toBe('idempotency_key_reused');
+    expect(await api.db.post.count({ where: { accountId } })).toBe(3);
+    // A publish whose result was lost, called again, answers the first result instead of "already publishing".
+    const id = first.structuredContent?.id;
+    const published = await call(c, 'publish_post', { id });
+    const republished = await call(c, 'publish_post', { id });
+    expect(published.isError).toBeFalsy();
+    expect(republished.isError).toBeFalsy();
+    expect(republished.structuredContent).toEqual(published.structuredContent);
+    expect((await api.db.post.findUniqueOrThrow({ where: { id: String(id) } })).publishAttempt).toBe(1);
+    await c.close();
+  });
+
   it('creates a post through a tool, readable through GET /v1/posts/{id}', async () => {
     const { apiKey } = await api.account('pro');
     const c = await client(apiKey);
@@ -103,6 +138,23 @@ describe('MCP server (POST /mcp)', () => {
     expect(published.isError).toBeFalsy();
     expect(published.structuredContent?.status).toBe('published');
     expect(api.sim?.sim.postsOf('mastodon').some((p) => p.text === 'agent publish')).toBe(true);
+    await c.close();
+  });
+
+  it("list_accounts shows each account's permissions and what a reconnect would grant", async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    const id = await api.connect(accountId, 'threads', 'mcp_threads');
+    await api.db.socialAccount.update({
+      where: { id },
+      data: { grantedScopes: 'threads_basic threads_content_publish' },
+    });
+    const c = await client(apiKey);
+    const listed = await call(c, 'list_accounts');
+    const accounts = listed.structuredContent?.accounts as Record<string, unknown>[];
+    expect(accounts.find((a) => a.id === id)).toMatchObject({
+      permissions: ['threads_basic', 'threads_content_publish'],
+      reconnect_to_grant: ['threads_read_replies', 'threads_delete'],
+    });
     await c.close();
   });
 

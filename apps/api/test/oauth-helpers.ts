@@ -28,7 +28,13 @@ export async function startConnect(api: TTestApi, key: string, body: TConnectBod
 }
 
 /** The person's answer on the simulated authorization page (a real HTTP POST to the simulator). */
-export async function consent(url: string, user: string, decision: 'allow' | 'deny' = 'allow'): Promise<URL> {
+export async function consent(
+  url: string,
+  user: string,
+  decision: 'allow' | 'deny' = 'allow',
+  /** Permissions the person unticks on the consent page (granular consent). */
+  withhold: readonly string[] = [],
+): Promise<URL> {
   const page = await fetch(url);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('<form method="post">');
@@ -36,7 +42,11 @@ export async function consent(url: string, user: string, decision: 'allow' | 'de
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ decision, sim_user: user }).toString(),
+    body: new URLSearchParams({
+      decision,
+      sim_user: user,
+      ...(withhold.length > 0 ? { sim_withhold: withhold.join(' ') } : {}),
+    }).toString(),
   });
   expect(answer.status).toBe(302);
   return new URL(answer.headers.get('location') ?? '');
@@ -49,11 +59,12 @@ export async function connectFlow(
   body: TConnectBody,
   user = 'alice',
   decision: 'allow' | 'deny' = 'allow',
+  withhold: readonly string[] = [],
 ): Promise<TConnectFlow> {
   const res = await startConnect(api, key, body);
   expect(res.status).toBe(200);
   const started = res.body as TConnectFlow['started'];
-  const callbackUrl = await consent(started.url, user, decision);
+  const callbackUrl = await consent(started.url, user, decision, withhold);
   expect(callbackUrl.pathname).toBe(`/oauth/callback/${body.platform}`);
   const callback = await request(api.app).get(`${callbackUrl.pathname}${callbackUrl.search}`);
   return { started, callbackUrl, callback };

@@ -78,7 +78,7 @@ describe('operator surface', () => {
     }
   });
 
-  it('without ADMIN_TOKEN refuses /metrics to a socket from another address, even with TRUST_PROXY', async () => {
+  it('without ADMIN_TOKEN and with TRUST_PROXY (a proxy may be in front), /metrics answers nobody', async () => {
     const trusting = await startTestApi({ env: { TRUST_PROXY: 'loopback,192.0.2.0/24,10.0.0.0/8' } });
     const server = trusting.app.listen(0, '0.0.0.0');
     await once(server, 'listening');
@@ -98,10 +98,24 @@ describe('operator surface', () => {
         headers: { 'x-forwarded-for': '127.0.0.1' },
       });
       expect(spoofed.status).toBe(404);
-      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+      // Nor a plain loopback connection: a proxy on this host that adds no forwarding header looks just so.
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
     } finally {
       await new Promise((resolve) => server.close(resolve));
       await trusting.close();
+    }
+  });
+
+  it('in production /metrics needs ADMIN_TOKEN: without it, not even loopback gets it', async () => {
+    const production = await startTestApi({
+      env: { NODE_ENV: 'production', ENCRYPTION_KEY: '44'.repeat(32) },
+    });
+    try {
+      const res = await request(production.app).get('/metrics');
+      expect(res.status).toBe(404);
+      expect(res.text).not.toContain('http_request_duration_seconds');
+    } finally {
+      await production.close();
     }
   });
 

@@ -38,7 +38,7 @@ describe('thread (segment) delivery per network group', () => {
     await api.db.socialAccount.updateMany({
       where: { accountId, platform: 'telegram' },
       data: {
-        credentialsEncrypted: secretBox.seal(
+        credentialsEncrypted: secretBox.sealV1(
           JSON.stringify({ token: '123456:sim-bot-token' }),
           api.env.encryptionKey,
         ),

@@ -17,7 +17,9 @@ const ACCOUNT_KEYS = [
   'instance_url',
   'is_active',
   'needs_reauth',
+  'permissions',
   'platform',
+  'reconnect_to_grant',
   'token_expires_at',
   'updated_at',
 ];

@@ -99,7 +99,9 @@ describe('Variant B webhooks API (/v1/webhooks)', () => {
 
     const row = await api.db.webhook.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(row.secretEncrypted).not.toContain(secret.slice(6));
-    expect(secretBox.open(row.secretEncrypted, api.env.encryptionKey)).toBe(secret);
+    expect(
+      secretBox.open(row.secretEncrypted, api.env.encryptionKey, secretBox.sealContext('webhooks', row.id)),
+    ).toBe(secret);
 
     const second = await create();
     expect(second.secret).not.toBe(secret);

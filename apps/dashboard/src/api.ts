@@ -102,6 +102,10 @@ export interface TSocialAccountView {
   is_active: boolean;
   needs_reauth: boolean;
   token_expires_at: string | null;
+  /** The scopes the network granted; null when unknown (connected with a token from outside). */
+  permissions: string[] | null;
+  /** Scopes the service asks for that the grant lacks. */
+  reconnect_to_grant: string[];
   connected_at: string;
   disconnected_at: string | null;
 }

@@ -1,6 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { ApiError, api, setCsrfToken, type TSessionView } from './api.js';
+import { LiveBadge } from './live-badge.js';
+import { useLiveUpdates } from './live-updates.js';
 import { AccountsPage } from './pages/accounts-page.js';
 import { KeysPage } from './pages/keys-page.js';
 import { PostsPage } from './pages/posts-page.js';
@@ -45,6 +47,8 @@ export function App() {
     },
   });
 
+  useLiveUpdates(client, Boolean(session.data));
+
   if (session.isPending) return <p className="loading">Loading…</p>;
   if (session.isError)
     return <p role="alert">The dashboard cannot reach the service: {session.error.message}</p>;
@@ -64,6 +68,11 @@ export function App() {
     await api('DELETE', '/session').catch(() => undefined);
     window.location.reload();
   };
+  // Ends every session of the account (other browsers and devices too), this one included.
+  const signOutEverywhere = async () => {
+    await api('DELETE', '/sessions').catch(() => undefined);
+    window.location.reload();
+  };
 
   const page = PAGES.find((p) => hash.startsWith(p.hash)) ?? PAGES[0];
   return (
@@ -77,11 +86,15 @@ export function App() {
             </a>
           ))}
         </nav>
+        <LiveBadge />
         <span className="who">
           {session.data.account.name} ({session.data.account.plan})
         </span>
         <button type="button" onClick={signOut}>
           Sign out
+        </button>
+        <button type="button" onClick={signOutEverywhere}>
+          Sign out everywhere
         </button>
       </header>
       <main>

@@ -83,8 +83,27 @@ describe('dashboard accounts, usage and post editing in a browser', () => {
     await page.getByRole('button', { name: 'Authorize app' }).click();
     await page.getByRole('status').filter({ hasText: 'Connected dash_alice on X.' }).waitFor();
     expect((await accounts()).filter((a) => a.platform === 'twitter').map((a) => a.id)).toEqual([x?.id]);
-    await page.close();
   }, 60_000);
+
+  it('shows what an account was granted and says to reconnect to grant what it lacks', async () => {
+    const id = await api.connect(rig.owner.accountId, 'youtube', 'dash_tube');
+    // Connected with the scopes asked before youtube.force-ssl (delete) was needed.
+    await api.db.socialAccount.update({
+      where: { id },
+      data: {
+        grantedScopes:
+          'https://www.googleapis.com/auth/youtube.upload https://www.googleapis.com/auth/youtube.readonly',
+      },
+    });
+    const page = await rig.signedIn();
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    const row = page.locator('tr', { hasText: 'dash_tube' });
+    await row.locator('.permissions-missing').waitFor();
+    await expect(row.locator('.permissions-missing').textContent()).resolves.toMatch(
+      /reconnect to grant https:\/\/www\.googleapis\.com\/auth\/youtube\.force-ssl\./,
+    );
+    await expect(row.locator('.permissions').textContent()).resolves.toContain('youtube.upload');
+  });
 
   it('connects a LinkedIn organization page chosen on the Accounts page, and reconnects the same one', async () => {
     const page = await rig.signedIn();
@@ -114,7 +133,6 @@ describe('dashboard accounts, usage and post editing in a browser', () => {
     await page.getByRole('button', { name: 'Authorize app' }).click();
     await page.getByRole('status').filter({ hasText: 'Connected dash_org Company on LinkedIn.' }).waitFor();
     expect((await accounts()).filter((a) => a.platform === 'linkedin').map((a) => a.id)).toEqual([org?.id]);
-    await page.close();
   }, 60_000);
 
   it('says why a network cannot be connected here, and asks Mastodon for its server', async () => {
@@ -131,7 +149,6 @@ describe('dashboard accounts, usage and post editing in a browser', () => {
     await expect(page.locator('#connect-mastodon-instance-error').textContent()).resolves.toMatch(
       /is required for mastodon/,
     );
-    await page.close();
   });
 
   it('connects Telegram with a credential: a refused bot token is shown next to its field, then a good one', async () => {
@@ -174,7 +191,6 @@ describe('dashboard accounts, usage and post editing in a browser', () => {
     const row = page.locator(`tr[data-account-id="${telegram[0]?.id}"]`);
     await row.locator('td').nth(2).getByText('disconnected', { exact: true }).waitFor();
     expect((await accounts()).find((a) => a.platform === 'telegram')?.is_active).toBe(false);
-    await page.close();
   }, 60_000);
 
   it('shows the usage figures moving after requests with a key and a Variant A publish to X', async () => {
@@ -215,7 +231,6 @@ describe('dashboard accounts, usage and post editing in a browser', () => {
     await expect(keyRow.locator('td.minute').textContent()).resolves.toMatch(/^998 of 1000 left \(resets /);
     await expect(keyRow.locator('td.hour').textContent()).resolves.toMatch(/^299 of 300 left \(resets /);
     await rig.shot(page, 'usage');
-    await page.close();
   }, 60_000);
 
   it('edits a scheduled post (a refusal next to the field), and deletes a post after confirming', async () => {
@@ -268,6 +283,5 @@ describe('dashboard accounts, usage and post editing in a browser', () => {
     await page.getByRole('status').filter({ hasText: 'Deleted.' }).waitFor();
     await draftRow.waitFor({ state: 'detached' });
     expect((await request(api.app).get(`/v1/posts/${draft.body.id}`).set(bearer(key))).status).toBe(404);
-    await page.close();
   }, 60_000);
 });

@@ -133,6 +133,13 @@ export function registerDiscordSim(router: Router, sim: SimState): void {
       return;
     }
     const { body, files } = read;
+    // A channel where the bot lacks SEND_MESSAGES (a channel id starting `nosend-`), or ATTACH_FILES for a
+    // message with files (`noattach-`): 403 50013 Missing Permissions.
+    // https://discord.com/developers/docs/topics/opcodes-and-status-codes#json
+    if (channelId.startsWith('nosend-') || (files.length > 0 && channelId.startsWith('noattach-'))) {
+      discordError(res, 403, 50013, 'Missing Permissions');
+      return;
+    }
     if (!body.content && !(body.embeds ?? []).length && files.length === 0) {
       discordError(res, 400, 50006, 'Cannot send an empty message');
       return;

@@ -38,17 +38,33 @@ const renderLinkedInError: TErrorRenderer = (res, fault) => {
 };
 
 /**
- * Each monthly version (YYYYMM, or YYYYMM.NN for a patch) is served for one year after its month; an older
- * or not yet released one answers 426 NONEXISTENT_VERSION with the version spelled as YYYYMMDD, e.g.
- * `{"status":426,"code":"NONEXISTENT_VERSION","message":"Requested version 20241101 is not active"}`
- * (https://github.com/n8n-io/n8n/issues/28967, https://learn.microsoft.com/en-us/linkedin/marketing/versioning).
+ * The Marketing API versions LinkedIn published and the day each stops being served, from the migrations
+ * table (https://learn.microsoft.com/en-us/linkedin/marketing/integrations/migrations, read 2026-11-26:
+ * 202510 until 2026-10-15, 202511 until 2026-11-16, 202601 until 2027-01-15, 202602 until 2027-02-15,
+ * 202603 until 2027-03-16; no 202512 was published) and the recent-changes page for 202604-202607, whose
+ * sunsets (about a year after release, mid-month) are not in the table yet and are estimated here. A month
+ * LinkedIn never published, a sunset one, or one not released yet answers 426 NONEXISTENT_VERSION with the
+ * version spelled as YYYYMMDD, e.g. `{"status":426,"code":"NONEXISTENT_VERSION","message":"Requested version
+ * 20241101 is not active"}` (https://learn.microsoft.com/en-us/linkedin/marketing/versioning). Add a row
+ * when LinkedIn publishes a version.
  */
+const LINKEDIN_VERSIONS: Record<string, string> = {
+  '202510': '2026-10-15',
+  '202511': '2026-11-16',
+  '202601': '2027-01-15',
+  '202602': '2027-02-15',
+  '202603': '2027-03-16',
+  '202604': '2027-04-15',
+  '202605': '2027-05-15',
+  '202606': '2027-06-15',
+  '202607': '2027-07-15',
+};
+
 export function linkedInVersionActive(version: string, now: Date = new Date()): boolean {
-  const match = /^(\d{4})(\d{2})(?:\.\d{2})?$/.exec(version);
-  if (!match) return false;
-  const month = Number(match[1]) * 12 + Number(match[2]) - 1;
-  const current = now.getUTCFullYear() * 12 + now.getUTCMonth();
-  return Number(match[2]) >= 1 && Number(match[2]) <= 12 && month <= current && month > current - 12;
+  if (!Object.hasOwn(LINKEDIN_VERSIONS, version)) return false;
+  const until = LINKEDIN_VERSIONS[version] as string;
+  const released = Date.UTC(Number(version.slice(0, 4)), Number(version.slice(4, 6)) - 1, 1);
+  return now.getTime() >= released && now.getTime() < Date.parse(`${until}T00:00:00Z`);
 }
 
 function requireHeaders(req: Request, res: Response): boolean {

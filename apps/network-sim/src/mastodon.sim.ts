@@ -86,7 +86,9 @@ export function statusHtml(text: string): string {
 }
 
 function renderStatus(req: Request, post: TSimPost, media: Map<string, TSimMastodonMedia>) {
-  const origin = `${req.protocol}://${req.get('host')}`;
+  // Instances serve (and link) over https whatever the hop behind their proxy is; so does the simulator,
+  // though it listens on plain http.
+  const origin = `https://${req.get('host')}`;
   return {
     id: post.remoteId,
     created_at: post.at,

@@ -4,8 +4,10 @@ import { PLATFORMS, type TPlatform } from '@sps/core';
 import express, { type Express, type Router } from 'express';
 import { simFiguresOf, type TSimFigures } from './metrics-state.sim.js';
 import { registerOAuthSims } from './oauth/oauth-networks.sim.js';
+import { registerScopeGuards } from './oauth/scope-guard.sim.js';
 import { METRICS_SIMS, NETWORK_SIMS } from './registry.js';
 import { SimState, type TFault, type SimState as TSimState } from './sim-state.js';
+import { registerYoutubeControls } from './youtube.sim.js';
 
 /** Builds the simulator app: each network under `/<platform>`, control routes under `/__sim`. */
 export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
@@ -45,6 +47,9 @@ export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
     res.status(204).end();
   });
 
+  registerYoutubeControls(app, sim);
+  // The scopes of the calling token, checked ahead of every endpoint (DESIGN invariant 12).
+  registerScopeGuards(app, sim);
   // Authorization servers and identity look-ups, ahead of each network's API routes on the same prefix.
   registerOAuthSims(app, sim);
   for (const platform of PLATFORMS) {

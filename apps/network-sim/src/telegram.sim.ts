@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import { fileOf, readForm } from './multipart.sim.js';
+import { oauthStoreOf } from './oauth/oauth-store.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
 // Telegram Bot API as documented 2026-11-24 (https://core.telegram.org/bots/api; cited in
@@ -117,6 +118,9 @@ type TMediaItem = { type?: string; media?: string; caption?: string };
 export function registerTelegramSim(router: Router, sim: SimState): void {
   const usernames = new Map<string, number>();
   const chatOfMessage = new Map<string, number>();
+  /** When each message was sent (ms, on the simulated clock tests can move: /__sim/oauth/advance). */
+  const sentAtOf = new Map<string, number>();
+  const now = () => oauthStoreOf(sim).now();
   let nextMessageId = 100;
 
   router.use(networkMiddleware(sim, 'telegram', renderTelegramError));
@@ -131,10 +135,11 @@ export function registerTelegramSim(router: Router, sim: SimState): void {
       nextMessageId += 1;
       const id = String(nextMessageId);
       chatOfMessage.set(id, chat.id);
+      sentAtOf.set(id, now());
       sim.addPost({ platform: 'telegram', remoteId: id, text, replyTo, media, idempotencyKey: null });
       return {
         message_id: nextMessageId,
-        date: Math.floor(Date.now() / 1000),
+        date: Math.floor(now() / 1000),
         chat,
         ...(text ? { text } : {}),
       };
@@ -208,6 +213,9 @@ export function registerTelegramSim(router: Router, sim: SimState): void {
         return post(req, res, chat, parts);
       }
       case 'deleteMessage':
+        // "A message can only be deleted if it was sent less than 48 hours ago." (#deletemessage)
+        if ((sentAtOf.get(String(body.message_id)) ?? now()) <= now() - 48 * 3_600_000)
+          return botError(res, 400, "Bad Request: message can't be deleted");
         if (!remove(chat, [body.message_id]))
           return botError(res, 400, 'Bad Request: message to delete not found');
         return res.json({ ok: true, result: true });

@@ -1,5 +1,6 @@
 import { fakeMp4 } from '@sps/core';
-import type { Request, Response, Router } from 'express';
+import type { Express, Request, Response, Router } from 'express';
+import { perSim } from './per-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
 /** A 1 KB MP4 (a 5-second movie header and padding): enough for the connector to download and forward. */
@@ -65,7 +66,7 @@ interface TSession {
   received: Buffer[];
   receivedBytes: number;
   /** The created video, once every byte arrived (a session creates at most one). */
-  video?: unknown;
+  video?: { id: string; status: { uploadStatus: string; privacyStatus: string } } & Record<string, unknown>;
   hang: boolean;
 }
 
@@ -75,6 +76,21 @@ interface TSession {
  * video) and `DELETE /youtube/v3/videos?id=`. `GET /youtube/__media/video.mp4` serves a fake video to
  * download; it is mounted before the fault middleware so faults never hit the media host.
  */
+/**
+ * The operator's Google Cloud project: unaudited, every upload is locked to private whatever it asked
+ * (videos.insert: "All videos uploaded via the videos.insert endpoint from unverified API projects created
+ * after 28 July 2020 will be restricted to private viewing mode"). Audited by default here.
+ */
+export const youtubeProjectOf = perSim(() => ({ unverified: false }));
+
+/** `POST /__sim/youtube/project {unverified}`: the project's audit state. */
+export function registerYoutubeControls(app: Express, sim: SimState): void {
+  app.post('/__sim/youtube/project', (req, res) => {
+    youtubeProjectOf(sim).unverified = (req.body as { unverified?: boolean }).unverified === true;
+    res.status(204).end();
+  });
+}
+
 export function registerYoutubeSim(router: Router, sim: SimState): void {
   const sessions = new Map<string, TSession>();
 
@@ -248,7 +264,12 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
       etag: 'sim-etag',
       id,
       snippet,
-      status: { uploadStatus: 'uploaded', privacyStatus: session.metadata.status?.privacyStatus ?? 'public' },
+      status: {
+        uploadStatus: 'uploaded',
+        privacyStatus: youtubeProjectOf(sim).unverified
+          ? 'private'
+          : (session.metadata.status?.privacyStatus ?? 'public'),
+      },
     };
     sim.addPost({
       platform: 'youtube',
@@ -260,6 +281,27 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
     });
     if (session.hang) res.locals.hangAfterCreate = true;
     answerOrHang(res, () => res.json(session.video));
+  });
+
+  // videos.list by id, `part=status` (https://developers.google.com/youtube/v3/docs/videos/list).
+  router.get('/youtube/v3/videos', (req, res, next) => {
+    // `part=statistics` (metrics reads) is answered by youtube-metrics.sim.ts.
+    if (String(req.query.part ?? '').split(',').includes('statistics')) return next();
+    const ids = String(req.query.id ?? '')
+      .split(',')
+      .filter(Boolean)
+      .slice(0, 50);
+    if (ids.length === 0 || typeof req.query.part !== 'string') {
+      googleError(res, 400, 'missingRequiredParameter', 'No filter selected.', 'INVALID_ARGUMENT');
+      return;
+    }
+    const items = ids.flatMap((id) => {
+      const session = [...sessions.values()].find((s) => s.video?.id === id);
+      const post = sim.getPost('youtube', id);
+      if (!session?.video || !post || post.deleted) return [];
+      return [{ kind: 'youtube#video', etag: 'sim-etag', id, status: session.video.status }];
+    });
+    res.json({ kind: 'youtube#videoListResponse', items, pageInfo: { totalResults: items.length } });
   });
 
   router.delete('/youtube/v3/videos', (req, res) => {

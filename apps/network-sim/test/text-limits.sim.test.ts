@@ -146,8 +146,8 @@ describe('Facebook: a Page post, photo or video', () => {
 });
 
 describe('LinkedIn: posts and comments', () => {
-  const now = new Date();
-  const version = `${now.getUTCFullYear()}${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+  // A version LinkedIn published and still serves (linkedin.sim.ts LINKEDIN_VERSIONS).
+  const version = '202607';
   const headers = { ...bearer, 'LinkedIn-Version': version, 'X-Restli-Protocol-Version': '2.0.0' };
   const author = 'urn:li:person:abc';
   const post = (commentary: string) =>

@@ -1,4 +1,4 @@
-import { secretBox, type TPlatform } from '@sps/core';
+import { credentialsContext, secretBox, type TPlatform } from '@sps/core';
 import type { TConnectorAccount } from '@sps/networks';
 
 /** Opens an account's sealed credentials only for the call that needs them; never logged. */
@@ -10,10 +10,14 @@ export function connectorAccount(
     externalId: string | null;
     instanceUrl: string | null;
     credentialsEncrypted: string;
+    /** Space-separated scopes the network granted; null: unknown (the network decides). */
+    grantedScopes?: string | null;
   },
   key: Buffer,
 ): TConnectorAccount {
-  const credentials = JSON.parse(secretBox.open(row.credentialsEncrypted, key)) as {
+  const credentials = JSON.parse(
+    secretBox.open(row.credentialsEncrypted, key, credentialsContext(row.id)),
+  ) as {
     token?: string;
     extra?: Record<string, string>;
   };
@@ -26,6 +30,7 @@ export function connectorAccount(
     externalId: row.externalId,
     instanceUrl: row.instanceUrl,
     token: credentials.token ?? '',
+    permissions: row.grantedScopes?.trim() ? row.grantedScopes.trim().split(/\s+/) : null,
     ...(Object.keys(extra).length > 0 ? { extra } : {}),
   };
 }

@@ -1,4 +1,11 @@
-import { planThreadDelivery, postTexts, type TMedia, type TPlatform, type TPostRecord } from '@sps/core';
+import {
+  planThreadDelivery,
+  postTexts,
+  storablePostUrl,
+  type TMedia,
+  type TPlatform,
+  type TPostRecord,
+} from '@sps/core';
 import type { TLoadedPost } from '@sps/db';
 import type { TNetworkFailure, TPublishInput, TRemoteRef } from '@sps/networks';
 import { parsePayload } from '@sps/queue';
@@ -189,7 +196,8 @@ async function publishNetwork(
     }
     if (outcome.ok) {
       const { remoteId, url, meta } = outcome;
-      const remote = { remoteId, url, ...(meta ? { meta } : {}) };
+      // The network's link is input too: only an https URL is kept (a self-hosted instance could answer anything).
+      const remote = { remoteId, url: storablePostUrl(url), ...(meta ? { meta } : {}) };
       if (item.segmentIndex === lastIndex) {
         // Nothing else runs before the result below, so the mark is written as soon as it would be alone.
         lastSent = { index: item.segmentIndex, remote };
@@ -230,7 +238,7 @@ async function publishNetwork(
         }
       : {}),
     remotePostId: first?.remoteId ?? null,
-    remoteUrl: first?.url ?? null,
+    remoteUrl: first?.url || null,
     // A success learned by reading the network back is shown as such (README, Decisions).
     errorKind: confirmedByReadback ? 'readback' : null,
     finalizeAttempt,

@@ -1,4 +1,4 @@
-import type { TPlatform } from '@sps/core';
+import { storablePostUrl, type TPlatform } from '@sps/core';
 import type {
   TConnectorAccount,
   TFindOutcome,
@@ -187,7 +187,7 @@ export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered):
         do: 'record',
         remote: {
           remoteId: outcome.remoteId,
-          url: outcome.url,
+          url: storablePostUrl(outcome.url),
           ...(outcome.meta ? { meta: outcome.meta } : {}),
         },
       };

@@ -191,7 +191,7 @@ export function createTokenRefresher(deps: {
       const stored = await deps.tokens.read(socialAccountId);
       if (!stored?.isActive)
         return { ok: false, reason: 'refused', message: 'The account is no longer connected.' };
-      const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey);
+      const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey, stored.id);
       if (!needed(stored, credentials)) return { ok: true, token: credentials.token };
       const renew = renewerOf(stored, credentials);
       if (!renew) {
@@ -242,16 +242,20 @@ export function createTokenRefresher(deps: {
       };
       const issuedAt = new Date();
       const stored2 = await deps.tokens.storeRefreshed(stored.id, stored.credentialsVersion, {
-        credentialsEncrypted: sealCredentials(next, deps.encryptionKey),
+        credentialsEncrypted: sealCredentials(next, deps.encryptionKey, stored.id),
         tokenExpiresAt: tokens.expiresAt,
         tokenIssuedAt: issuedAt,
+        grantedScopes: tokens.scopes ? tokens.scopes.join(' ') : null,
       });
       if (!stored2) {
         // Someone wrote newer credentials (a reconnect, or a refresher whose lock had lapsed): use theirs.
         const latest = await deps.tokens.read(socialAccountId);
         if (!latest?.isActive)
           return { ok: false, reason: 'refused', message: 'The account is no longer connected.' };
-        return { ok: true, token: openCredentials(latest.credentialsEncrypted, deps.encryptionKey).token };
+        return {
+          ok: true,
+          token: openCredentials(latest.credentialsEncrypted, deps.encryptionKey, latest.id).token,
+        };
       }
       deps.logger.info({ socialAccountId, platform: stored.platform }, 'token refreshed');
       await scheduleNext(
@@ -282,7 +286,10 @@ export function createTokenRefresher(deps: {
       if (!stored?.isActive)
         return { ok: false, reason: 'refused', message: 'The account is no longer connected.' };
       if (!soon(stored))
-        return { ok: true, token: openCredentials(stored.credentialsEncrypted, deps.encryptionKey).token };
+        return {
+          ok: true,
+          token: openCredentials(stored.credentialsEncrypted, deps.encryptionKey, stored.id).token,
+        };
       return refreshIf(socialAccountId, soon);
     },
 
@@ -293,7 +300,7 @@ export function createTokenRefresher(deps: {
     async afterUnauthorized(socialAccountId: string, staleToken: string): Promise<TFreshToken | null> {
       const stored = await deps.tokens.read(socialAccountId);
       if (!stored?.isActive) return null;
-      const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey);
+      const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey, stored.id);
       const provider = oauthProviderOf(stored.platform);
       // Meta's long-lived tokens refresh with themselves: once refused, nothing can renew them. Bluesky
       // can always try: its refresh JWT, or a sign-in with the app password.
@@ -306,7 +313,7 @@ export function createTokenRefresher(deps: {
     async refreshJob(socialAccountId: string): Promise<TFreshToken | { ok: true; skipped: true }> {
       const stored = await deps.tokens.read(socialAccountId);
       if (!stored?.isActive) return { ok: true, skipped: true };
-      const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey);
+      const credentials = openCredentials(stored.credentialsEncrypted, deps.encryptionKey, stored.id);
       const due = dueAt(stored, credentials);
       if (!due) return { ok: true, skipped: true };
       if (due.getTime() > Date.now() + 1000) {
@@ -327,7 +334,10 @@ export function createTokenRefresher(deps: {
       let enqueued = 0;
       // Meta's 60-day tokens are due ten days ahead: look that far for due times inside the horizon.
       for (const stored of await deps.tokens.expiringBefore(new Date(Date.now() + 15 * 86_400_000), 1000)) {
-        const due = dueAt(stored, openCredentials(stored.credentialsEncrypted, deps.encryptionKey));
+        const due = dueAt(
+          stored,
+          openCredentials(stored.credentialsEncrypted, deps.encryptionKey, stored.id),
+        );
         if (!due || due.getTime() >= Date.now() + horizonMs) continue;
         if (due.getTime() < Date.now() - 60_000) {
           const job = await deps.queues.schedule.getJob(

@@ -92,7 +92,7 @@ describe('prepared scheduled posts', () => {
     await api.db.socialAccount.update({
       where: { id: refreshed.socialAccountId },
       data: {
-        credentialsEncrypted: secretBox.seal(
+        credentialsEncrypted: secretBox.sealV1(
           JSON.stringify({ token: 'token-after-refresh' }),
           api.env.encryptionKey,
         ),

@@ -27,7 +27,7 @@ function storedAccount(id: string): { tokens: TTokenRepository; row: () => TStor
     accountName: 'someone',
     instanceUrl: null,
     isActive: true,
-    credentialsEncrypted: sealCredentials({ token: 'old-access', refreshToken: 'refresh-1' }, KEY),
+    credentialsEncrypted: sealCredentials({ token: 'old-access', refreshToken: 'refresh-1' }, KEY, id),
     credentialsVersion: 1,
     tokenExpiresAt: new Date(Date.now() + 10_000),
     tokenIssuedAt: new Date(Date.now() - 7_000_000),

@@ -97,7 +97,11 @@ async function attempt(ctx: TWebhooksContext, loaded: TLoaded): Promise<TAttempt
   try {
     const url = new URL(loaded.webhook.url);
     assertDeliverableUrl(url, ctx.options.allowPrivateUrls);
-    const secret = secretBox.open(loaded.webhook.secretEncrypted, ctx.options.encryptionKey);
+    const secret = secretBox.open(
+      loaded.webhook.secretEncrypted,
+      ctx.options.encryptionKey,
+      secretBox.sealContext('webhooks', loaded.webhook.id),
+    );
     const body = envelopeBody(loaded.event);
     const headers = {
       'content-type': 'application/json',

@@ -1,6 +1,6 @@
 import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
 import { createDb, pingDb } from '@sps/db';
-import { startMetricsServer, stopOnSignals } from '@sps/ops';
+import { logOptions, startMetricsServer, stopOnSignals } from '@sps/ops';
 import { createQueues, createWorkerConnection } from '@sps/queue';
 import { pino } from 'pino';
 import pretty from 'pino-pretty';
@@ -12,15 +12,12 @@ import { createWebhooksWorker } from './webhooks.js';
 // Receivers with a self-signed or private CA are trusted through Node's NODE_EXTRA_CA_CERTS (read at start-up).
 const env = loadEnv();
 // JSON lines in production; pino-pretty in development on a terminal or with LOG_PRETTY=true.
-const logOptions = {
-  name: 'webhooks',
-  level: env.LOG_LEVEL,
-  redact: { paths: ['*.token', '*.secret', '*.apiKey', '*.password', '*.credentials'], censor: '[redacted]' },
-};
+// Redaction, and errors logged as message and code only (never a failed request's options and headers).
+const options = logOptions('webhooks', env.LOG_LEVEL);
 const logger = wantsPrettyLogs(env, Boolean(process.stdout.isTTY))
-  ? pino(logOptions, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }))
+  ? pino(options, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }))
   : // Asynchronous writes (one per burst of lines, not per line), flushed at exit: see apps/api/src/logger.ts.
-    pino(logOptions, pino.destination({ sync: false }));
+    pino(options, pino.destination({ sync: false }));
 if (env.usesDevelopmentKey) {
   // Loud on purpose: also on stderr whatever LOG_LEVEL says.
   logger.warn(DEVELOPMENT_KEY_WARNING);

@@ -24,6 +24,10 @@ export const ERROR_CODES = [
   /** A network refused a credential given to connect an account (B 422 naming the field). */
   'credential_refused',
   'rate_limited',
+  /** `Idempotency-Key`: a request with this key is still running (409). */
+  'idempotency_key_in_use',
+  /** `Idempotency-Key`: the key was used for another request (another route or body) in the last 24 hours (422). */
+  'idempotency_key_reused',
   'service_unavailable',
   'internal_error',
 ] as const;

@@ -133,6 +133,13 @@ export function parseAppEnv<T extends { NODE_ENV: string; ENCRYPTION_KEY?: strin
       `Invalid environment: ENCRYPTION_KEY is required when PUBLIC_URL (${publicUrl}) is not a loopback address: the development key is derived from a string in the source code, so anyone could open the tokens and secrets stored with it. Set ENCRYPTION_KEY (openssl rand -hex 32).`,
     );
   }
+  // A process listening beyond this machine (the API's HOST) is reachable from elsewhere too.
+  const host = source.HOST;
+  if (!env.ENCRYPTION_KEY && host && !isLoopbackUrl(`http://${host.includes(':') ? `[${host}]` : host}`)) {
+    throw new Error(
+      `Invalid environment: ENCRYPTION_KEY is required when HOST (${host}) is not a loopback address: the development key is derived from a string in the source code, so anyone could open the tokens and secrets stored with it. Set ENCRYPTION_KEY (openssl rand -hex 32), or leave HOST unset (loopback).`,
+    );
+  }
   return {
     ...env,
     encryptionKey: env.ENCRYPTION_KEY ? parseEncryptionKey(env.ENCRYPTION_KEY) : developmentKey('local'),

@@ -4,10 +4,14 @@ import type { TMedia, TPostRecord, TTargetRecord } from './post-model.js';
 import { QUEUE_STATES } from './post-state.js';
 import { RESOLVED_BY_READBACK } from './post-view-b.js';
 
-export type TPlatformPostIdA = { id: string; url: string; resolvedBy?: 'readback' } | { error: string };
+export type TPlatformPostIdA =
+  | { id: string; url: string; resolvedBy?: 'readback'; note?: string }
+  | { error: string };
 
 const resolvedBy = (t: TTargetRecord) =>
   t.errorKind === RESOLVED_BY_READBACK ? { resolvedBy: 'readback' as const } : {};
+/** A success the network qualified (a YouTube video locked to private) keeps its note in `error`. */
+const noteOf = (t: TTargetRecord) => (t.error ? { note: t.error } : {});
 
 function mediaListA(media: TMedia | null) {
   if (!media) return [];
@@ -22,7 +26,7 @@ function platformPostIds(targets: TTargetRecord[]): Record<string, TPlatformPost
   const out: Record<string, TPlatformPostIdA> = {};
   for (const t of targets) {
     if (t.status === 'succeeded' && t.remotePostId)
-      out[t.platform] = { id: t.remotePostId, url: t.remoteUrl ?? '', ...resolvedBy(t) };
+      out[t.platform] = { id: t.remotePostId, url: t.remoteUrl ?? '', ...resolvedBy(t), ...noteOf(t) };
     else if ((t.status === 'failed' || t.status === 'unknown') && t.error)
       out[t.platform] = { error: t.error };
   }
@@ -57,7 +61,7 @@ export function presentPublishResultA(target: TTargetRecord) {
     platform: target.platform,
     success,
     ...(success && target.remoteUrl ? { postUrl: target.remoteUrl } : {}),
-    ...(success ? resolvedBy(target) : {}),
+    ...(success ? { ...resolvedBy(target), ...noteOf(target) } : {}),
     ...(!success && target.error ? { error: target.error } : {}),
   };
 }
@@ -72,8 +76,12 @@ const ZResolvedByA = z.literal('readback').optional().meta({
     "Present when the network's answer was lost and the post was found by reading the network back.",
 });
 
+const ZNoteA = z.string().optional().meta({
+  description: 'Present when the network published with a qualification (a YouTube video locked to private).',
+});
+
 export const ZPlatformPostIdA = z.union([
-  z.object({ id: z.string(), url: z.string(), resolvedBy: ZResolvedByA }),
+  z.object({ id: z.string(), url: z.string(), resolvedBy: ZResolvedByA, note: ZNoteA }),
   z.object({ error: z.string() }),
 ]);
 
@@ -101,6 +109,7 @@ export const ZPublishResultA = z.object({
   success: z.boolean(),
   postUrl: z.string().optional().meta({ description: 'Present on success.' }),
   resolvedBy: ZResolvedByA,
+  note: ZNoteA,
   error: z.string().optional().meta({ description: 'What failed and what to do next.' }),
 });
 presentPublishResultA satisfies (target: TTargetRecord) => z.output<typeof ZPublishResultA>;

@@ -25,7 +25,7 @@ function mediaUrls(media: TMedia | null): string[] {
 }
 
 export type TPlatformResultB =
-  | { success: true; post_id: string; post_url: string; resolved_by?: 'readback' }
+  | { success: true; post_id: string; post_url: string; resolved_by?: 'readback'; note?: string }
   | { success: false; error: string };
 
 /**
@@ -44,6 +44,8 @@ function platformResults(targets: TTargetRecord[]): Record<string, TPlatformResu
         post_id: t.remotePostId ?? '',
         post_url: t.remoteUrl ?? '',
         ...(t.errorKind === RESOLVED_BY_READBACK ? { resolved_by: 'readback' as const } : {}),
+        // A success the network qualified (a YouTube video locked to private) keeps its note in `error`.
+        ...(t.error ? { note: t.error } : {}),
       };
     } else if (t.status === 'failed' || t.status === 'unknown') {
       out[t.platform] = { success: false, error: t.error ?? 'Publishing failed' };
@@ -83,6 +85,10 @@ export const ZPlatformResultB = z.union([
     resolved_by: z.literal('readback').optional().meta({
       description:
         "Present when the network's answer was lost and the post was found by reading the network back.",
+    }),
+    note: z.string().optional().meta({
+      description:
+        'Present when the network published with a qualification (a YouTube video locked to private).',
     }),
   }),
   z.object({ success: z.literal(false), error: z.string() }),

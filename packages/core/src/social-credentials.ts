@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { open, seal } from './secret-box.js';
+import { open, seal, sealContext } from './secret-box.js';
 
 /**
  * What `social_accounts.credentials_encrypted` holds once opened. `token` is what a connector sends
@@ -17,13 +17,24 @@ export const ZSocialCredentials = z.object({
 });
 export type TSocialCredentials = z.output<typeof ZSocialCredentials>;
 
-export function sealCredentials(credentials: TSocialCredentials, key: Buffer): string {
-  return seal(JSON.stringify(credentials), key);
+/** The associated data of a social account's credentials: they open only in their own row. */
+export function credentialsContext(socialAccountId: string): string {
+  return sealContext('social_accounts', socialAccountId);
 }
 
-/** Opens sealed credentials; a row written by an older version (`{token}`) parses too. */
-export function openCredentials(sealed: string, key: Buffer): TSocialCredentials {
-  const parsed = ZSocialCredentials.safeParse(JSON.parse(open(sealed, key)));
+export function sealCredentials(
+  credentials: TSocialCredentials,
+  key: Buffer,
+  socialAccountId: string,
+): string {
+  return seal(JSON.stringify(credentials), key, credentialsContext(socialAccountId));
+}
+
+/** Opens sealed credentials; a row written by an older version (`{token}`, or sealed as v1) opens too. */
+export function openCredentials(sealed: string, key: Buffer, socialAccountId: string): TSocialCredentials {
+  const parsed = ZSocialCredentials.safeParse(
+    JSON.parse(open(sealed, key, credentialsContext(socialAccountId))),
+  );
   if (!parsed.success) throw new Error('Stored credentials are not in a known shape');
   return parsed.data;
 }

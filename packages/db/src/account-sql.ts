@@ -75,13 +75,17 @@ export async function updatePasswordHash(
   passwordHash: string,
 ): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `UPDATE accounts SET password_hash = $2, updated_at = now() WHERE id = $1::uuid`,
+    // A new password ends every dashboard session of the account (a stolen cookie dies with the old password).
+    `UPDATE accounts SET password_hash = $2, session_generation = session_generation + 1, updated_at = now()
+     WHERE id = $1::uuid`,
     [accountId, passwordHash],
   );
   return (rowCount ?? 0) > 0;
 }
 
 export interface TConnectInput {
+  /** The new row's id, when the caller sealed the credentials for it (they are bound to their row). */
+  id?: string;
   accountId: string;
   platform: TPlatform;
   accountName: string;
@@ -91,6 +95,8 @@ export interface TConnectInput {
   credentialsEncrypted: string;
   tokenExpiresAt?: Date | null;
   tokenIssuedAt?: Date | null;
+  /** The scopes the network granted, space-separated; null or absent: unknown. */
+  grantedScopes?: string | null;
 }
 
 /**
@@ -103,7 +109,7 @@ export async function insertConnectedAccount(
   now = new Date(),
 ): Promise<TSocialAccountRecord | null> {
   const record: TSocialAccountRecord = {
-    id: randomUUID(),
+    id: input.id ?? randomUUID(),
     accountId: input.accountId,
     platform: input.platform,
     accountName: input.accountName,
@@ -112,6 +118,7 @@ export async function insertConnectedAccount(
     isActive: true,
     needsReauth: false,
     tokenExpiresAt: input.tokenExpiresAt ?? null,
+    grantedScopes: input.grantedScopes ?? null,
     connectedAt: now,
     disconnectedAt: null,
     createdAt: now,
@@ -120,8 +127,8 @@ export async function insertConnectedAccount(
   const { rows } = await sql.query<{ id: string }>(
     `WITH social AS (
        INSERT INTO social_accounts (id, account_id, platform, account_name, external_id, instance_url,
-         credentials_encrypted, token_expires_at, token_issued_at, connected_at, created_at, updated_at)
-       SELECT $1::uuid, a.id, $3::"Platform", $4, $5, $6, $7, $8::timestamptz, $9::timestamptz, $10, $10, $10
+         credentials_encrypted, token_expires_at, token_issued_at, connected_at, created_at, updated_at, granted_scopes)
+       SELECT $1::uuid, a.id, $3::"Platform", $4, $5, $6, $7, $8::timestamptz, $9::timestamptz, $10, $10, $10, $12
        FROM accounts a WHERE a.id = $2::uuid
        RETURNING id, account_id),
      event AS (
@@ -140,6 +147,7 @@ export async function insertConnectedAccount(
       input.tokenIssuedAt ?? now,
       now,
       JSON.stringify({ account: presentAccountB(record) }),
+      record.grantedScopes,
     ],
   );
   return rows[0] ? record : null;

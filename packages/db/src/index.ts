@@ -6,7 +6,21 @@ export {
   type TPlan,
 } from './account-repository.js';
 export { createDb, isDbUnavailable, pingDb, type TDb, type TDbOptions, type TTx } from './client.js';
+export {
+  createEventFeedRepository,
+  FEED_START_ID,
+  type TEventFeedRepository,
+  type TFeedEvent,
+} from './event-feed-repository.js';
 export { recordEvent, type TEventType } from './event-repository.js';
+export {
+  createIdempotencyRepository,
+  type TIdempotencyClaim,
+  type TIdempotencyClaimInput,
+  type TIdempotencyRepository,
+  type TIdempotencyWrite,
+  writeIdempotencyInTx,
+} from './idempotency-repository.js';
 export {
   createMetricsRepository,
   type TDueAccount,

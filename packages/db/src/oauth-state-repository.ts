@@ -9,6 +9,8 @@ export interface TOAuthStateInput {
   redirectUri: string | null;
   instanceUrl: string | null;
   selection: string | null;
+  /** The dashboard session that started the flow (SHA-256 hex of its id); null for API and MCP flows. */
+  sessionHash: string | null;
   expiresAt: Date;
 }
 
@@ -22,8 +24,8 @@ export function createOAuthStateRepository(db: TDb) {
       await sql().query({
         name: 'oauth_state_create',
         text: `INSERT INTO oauth_states (state_hash, account_id, platform, verifier_encrypted, redirect_uri,
-                 instance_url, selection, expires_at)
-               VALUES ($1, $2, $3::"Platform", $4, $5, $6, $7, $8)`,
+                 instance_url, selection, session_hash, expires_at)
+               VALUES ($1, $2, $3::"Platform", $4, $5, $6, $7, $8, $9)`,
         values: [
           input.stateHash,
           input.accountId,
@@ -32,6 +34,7 @@ export function createOAuthStateRepository(db: TDb) {
           input.redirectUri,
           input.instanceUrl,
           input.selection,
+          input.sessionHash,
           input.expiresAt,
         ],
       });
@@ -50,7 +53,8 @@ export function createOAuthStateRepository(db: TDb) {
         text: `DELETE FROM oauth_states WHERE state_hash = $1 AND platform = $2::"Platform"
                RETURNING state_hash AS "stateHash", account_id AS "accountId", platform::text AS platform,
                  verifier_encrypted AS "verifierEncrypted", redirect_uri AS "redirectUri",
-                 instance_url AS "instanceUrl", selection, expires_at AS "expiresAt"`,
+                 instance_url AS "instanceUrl", selection, session_hash AS "sessionHash",
+                 expires_at AS "expiresAt"`,
         values: [stateHash, platform],
       });
       const row = rows[0];
@@ -64,7 +68,8 @@ export function createOAuthStateRepository(db: TDb) {
         name: 'oauth_state_peek',
         text: `SELECT state_hash AS "stateHash", account_id AS "accountId", platform::text AS platform,
                  verifier_encrypted AS "verifierEncrypted", redirect_uri AS "redirectUri",
-                 instance_url AS "instanceUrl", selection, expires_at AS "expiresAt"
+                 instance_url AS "instanceUrl", selection, session_hash AS "sessionHash",
+                 expires_at AS "expiresAt"
                FROM oauth_states WHERE state_hash = $1 AND expires_at > now()`,
         values: [stateHash],
       });

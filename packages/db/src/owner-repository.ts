@@ -22,25 +22,60 @@ export function createOwnerRepository(db: TDb) {
       return updatePasswordHash(sqlOf(db), accountId, passwordHash);
     },
 
-    /** Accounts owned by `email` that have a dashboard password, oldest first. */
-    signInCandidates(
+    /**
+     * Accounts owned by `email` that have a dashboard password, oldest first. An exact, case-insensitive
+     * match: a pattern (`ILIKE`, which Prisma's `mode: 'insensitive'` is) would let `%` try a password
+     * against any owner's accounts.
+     */
+    async signInCandidates(
       email: string,
-    ): Promise<{ id: string; name: string; plan: TPlan; passwordHash: string }[]> {
-      return db.account
-        .findMany({
-          where: { ownerEmail: { equals: email, mode: 'insensitive' }, passwordHash: { not: null } },
-          select: { id: true, name: true, plan: true, passwordHash: true },
-          orderBy: { createdAt: 'asc' },
-          take: SIGN_IN_CANDIDATES,
-        })
-        .then((rows) => rows.map((r) => ({ ...r, passwordHash: r.passwordHash ?? '' })));
+    ): Promise<{ id: string; name: string; plan: TPlan; passwordHash: string; sessionGeneration: number }[]> {
+      const { rows } = await sqlOf(db).query<{
+        id: string;
+        name: string;
+        plan: TPlan;
+        password_hash: string;
+        session_generation: number;
+      }>(
+        `SELECT id, name, plan::text AS plan, password_hash, session_generation FROM accounts
+         WHERE lower(owner_email) = lower($1) AND password_hash IS NOT NULL
+         ORDER BY created_at ASC, id ASC LIMIT $2`,
+        [email, SIGN_IN_CANDIDATES],
+      );
+      return rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        plan: r.plan,
+        passwordHash: r.password_hash,
+        sessionGeneration: r.session_generation,
+      }));
     },
 
     findOwnerView(accountId: string) {
       return db.account.findUnique({
         where: { id: accountId },
-        select: { id: true, name: true, ownerEmail: true, plan: true },
+        select: { id: true, name: true, ownerEmail: true, plan: true, sessionGeneration: true },
       });
+    },
+
+    /**
+     * The same password hashed again with stronger parameters (at sign-in): only over the hash that was
+     * verified, so a password changed meanwhile is kept, and without ending sessions (the password is the same).
+     */
+    async upgradePasswordHash(accountId: string, verified: string, upgraded: string): Promise<void> {
+      await db.account.updateMany({
+        where: { id: accountId, passwordHash: verified },
+        data: { passwordHash: upgraded },
+      });
+    },
+
+    /** Ends every dashboard session of the account (at each one's next request); false: no such account. */
+    async endAllSessions(accountId: string): Promise<boolean> {
+      const { count } = await db.account.updateMany({
+        where: { id: accountId },
+        data: { sessionGeneration: { increment: 1 } },
+      });
+      return count > 0;
     },
 
     listApiKeys(accountId: string): Promise<TApiKeyView[]> {

@@ -11,6 +11,8 @@ import {
 import { batchLoader } from './batch.js';
 import { sqlOf, type TDb, type TTx } from './client.js';
 import { recordEvent } from './event-repository.js';
+import type { TIdempotencyWrite } from './idempotency-repository.js';
+import { createPostInserts } from './post-insert.js';
 import { jsonColumn, POST_INCLUDE, toPostRecord } from './post-mapper.js';
 import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow } from './post-sql.js';
 
@@ -37,59 +39,7 @@ export function createPostRepository(db: TDb) {
     });
   });
 
-  /**
-   * Creates of concurrent requests as one statement (see batchLoader): the posts, and for the scheduled
-   * ones their `post.scheduled` event, written together (one statement is one transaction). Each row is
-   * the caller's own (its account comes from its key); a row that fails alone fails only its caller.
-   */
-  const inserts = batchLoader<{ post: TPostRecord; countsTwitterAllowance: boolean }, true>(async (items) => {
-    const posts = items.map((i) => i.post);
-    const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-    const scheduled = posts.filter((p) => p.status === 'scheduled');
-    const { rows } = await sqlOf(db).query<{ id: string }>({
-      name: 'post_create_many',
-      text: `WITH created AS (
-               INSERT INTO posts (id, account_id, status, content, platforms, scheduled_for, queue_state, queued_at,
-                                  media, segments, poll, counts_twitter_allowance, created_at, updated_at)
-               SELECT i.id, i.account_id, i.status::"PostStatus", i.content,
-                      string_to_array(i.platforms, ',')::"Platform"[], i.scheduled_for,
-                      i.queue_state::"QueueState", i.queued_at, i.media, i.segments, i.poll, i.counts,
-                      i.created_at, i.created_at
-               FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[],
-                           $7::text[], $8::timestamptz[], $9::jsonb[], $10::jsonb[], $11::jsonb[], $12::bool[],
-                           $13::timestamptz[])
-                    AS i(id, account_id, status, content, platforms, scheduled_for, queue_state, queued_at,
-                         media, segments, poll, counts, created_at)
-               RETURNING id
-             ), events AS (
-               INSERT INTO events (id, account_id, type, data)
-               SELECT gen_random_uuid(), e.account_id, 'post.scheduled', e.data
-               FROM unnest($14::uuid[], $15::uuid[], $16::jsonb[]) AS e(post_id, account_id, data)
-               WHERE e.post_id IN (SELECT id FROM created)
-             )
-             SELECT id FROM created`,
-      values: [
-        posts.map((p) => p.id),
-        posts.map((p) => p.accountId),
-        posts.map((p) => p.status),
-        posts.map((p) => p.content),
-        posts.map((p) => p.platforms.join(',')),
-        posts.map((p) => p.scheduledFor),
-        posts.map((p) => p.queueState),
-        posts.map((p) => p.queuedAt),
-        posts.map((p) => json(p.media)),
-        posts.map((p) => json(p.segments)),
-        posts.map((p) => json(p.poll)),
-        items.map((i) => i.countsTwitterAllowance),
-        posts.map((p) => p.createdAt),
-        scheduled.map((p) => p.id),
-        scheduled.map((p) => p.accountId),
-        scheduled.map((p) => JSON.stringify({ post: presentPostB(p) })),
-      ],
-    });
-    const created = new Set(rows.map((r) => r.id));
-    return posts.map((p) => (created.has(p.id) ? true : new Error(`Post ${p.id} was not created`)));
-  });
+  const inserts = createPostInserts(db);
 
   async function findInTx(tx: TTx | TDb, accountId: string, id: string): Promise<TPostRecord | null> {
     const row = await tx.post.findFirst({ where: { id, accountId, deletedAt: null }, include: POST_INCLUDE });
@@ -107,6 +57,8 @@ export function createPostRepository(db: TDb) {
       status: TPostStatus,
       changes: TPostChanges,
       now: Date,
+      /** With an Idempotency-Key: the key's record (and answer, built from the post) written with the post. */
+      idempotency?: (post: TPostRecord) => TIdempotencyWrite,
     ): Promise<TPostRecord> {
       const data = {
         id: randomUUID(),
@@ -129,7 +81,11 @@ export function createPostRepository(db: TDb) {
         publishedAt: null,
         targets: [],
       };
-      await inserts.load({ post, countsTwitterAllowance: changes.countsTwitterAllowance === true });
+      await inserts.load({
+        post,
+        countsTwitterAllowance: changes.countsTwitterAllowance === true,
+        idempotency: idempotency?.(post),
+      });
       return post;
     },
 

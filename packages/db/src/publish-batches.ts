@@ -53,6 +53,8 @@ export interface TPublishAccount {
   isActive: boolean;
   /** ISO time the access token expires, where known (the publisher refreshes ahead of it). */
   tokenExpiresAt: string | null;
+  /** The scopes the network granted (space-separated); null: unknown. */
+  grantedScopes: string | null;
 }
 
 export interface TLoadedPost {
@@ -145,7 +147,7 @@ export function createPublishBatches(db: TDb) {
            COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
                'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,
                'credentialsEncrypted', a.credentials_encrypted, 'isActive', a.is_active,
-               'tokenExpiresAt', a.token_expires_at))
+               'tokenExpiresAt', a.token_expires_at, 'grantedScopes', a.granted_scopes))
              FROM social_accounts a
              WHERE a.id IN (SELECT t.social_account_id FROM post_targets t WHERE t.post_id = p.id)), '[]'::json)
              AS account_rows

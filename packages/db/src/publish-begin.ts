@@ -1,6 +1,7 @@
 import { type TPlatform, type TPostRecord, type TPostStatus, UUID_PATTERN } from '@sps/core';
 import { batchLoader } from './batch.js';
 import { sqlOf, type TDb } from './client.js';
+import type { TIdempotencyWrite } from './idempotency-repository.js';
 import { POST_COLUMNS, postFromSql, type TPostSqlRow, targetsFrom } from './post-sql.js';
 
 export type TBeginOutcome =
@@ -8,7 +9,9 @@ export type TBeginOutcome =
   | { kind: 'not_found' }
   | { kind: 'not_publishable'; status: TPostStatus }
   | { kind: 'changed' }
-  | { kind: 'nothing_to_retry' };
+  | { kind: 'nothing_to_retry' }
+  /** The request's Idempotency-Key was taken over by a retry: nothing was started. */
+  | { kind: 'key_lost' };
 
 export interface TBeginPublish {
   accountId: string;
@@ -23,9 +26,19 @@ export interface TBeginPublish {
   clearQueue?: boolean;
   /** Networks that fail before anything is sent, with the reason (a used-up twitter allowance). */
   preFailed?: Partial<Record<TPlatform, { error: string; errorKind: string }>>;
+  /**
+   * A request under an Idempotency-Key: the publish starts only while it holds the key, and the key records
+   * the post and its attempt in the same statement.
+   */
+  idempotency?: TIdempotencyWrite;
 }
 
-type TBeginRow = Omit<TPostSqlRow, 'id'> & { id: string | null; locked_id: string; locked_status: string };
+type TBeginRow = Omit<TPostSqlRow, 'id'> & {
+  id: string | null;
+  locked_id: string;
+  locked_status: string;
+  key_lost: boolean;
+};
 
 /**
  * Moves posts to `publishing` in one plain-SQL statement per batch of concurrent requests (see
@@ -47,10 +60,19 @@ export function createPublishBegin(db: TDb) {
       const { rows } = await sqlOf(db).query<TBeginRow>({
         name: 'publish_begin_many',
         text: `WITH input AS (
-          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::jsonb[], $7::bool[])
-            AS i(post_id, account_id, from_list, expect, accounts, pre_failed, clear_queue)
+          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::jsonb[], $7::bool[],
+                               $9::text[], $10::uuid[])
+            AS i(post_id, account_id, from_list, expect, accounts, pre_failed, clear_queue, idem_key, idem_token)
+        ), fenced AS (
+          -- Keys still held by their request (a retry that took one over changed its token); locked so no
+          -- take-over happens before this statement commits.
+          SELECT i.post_id FROM idempotency_keys k
+          JOIN input i ON k.account_id = i.account_id AND k.key = i.idem_key AND k.lock_token = i.idem_token
+          FOR UPDATE OF k
         ), locked AS (
-          SELECT p.id, p.status, p.updated_at, p.platforms, i.from_list, i.expect, i.accounts, i.pre_failed, i.clear_queue
+          SELECT p.id, p.status, p.updated_at, p.platforms, i.from_list, i.expect, i.accounts, i.pre_failed,
+                 i.clear_queue, i.account_id, i.idem_key,
+                 (i.idem_key IS NOT NULL AND p.id NOT IN (SELECT post_id FROM fenced)) AS key_lost
           FROM posts p JOIN input i ON i.post_id = p.id AND i.account_id = p.account_id
           WHERE p.deleted_at IS NULL
           ORDER BY p.id
@@ -58,6 +80,7 @@ export function createPublishBegin(db: TDb) {
         ), ok AS (
           SELECT * FROM locked
           WHERE status::text = ANY (string_to_array(from_list, ',')) AND (expect IS NULL OR updated_at = expect)
+            AND NOT key_lost
         ), dropped_targets AS (
           DELETE FROM post_targets t USING ok WHERE t.post_id = ok.id AND t.platform <> ALL (ok.platforms)
         ), dropped_segments AS (
@@ -84,8 +107,12 @@ export function createPublishBegin(db: TDb) {
             queue_state = CASE WHEN ok.clear_queue THEN NULL ELSE posts.queue_state END, updated_at = $8
           FROM ok WHERE posts.id = ok.id
           RETURNING posts.*
+        ), keyed AS (
+          UPDATE idempotency_keys k SET resource_id = s.id, resource_attempt = s.publish_attempt
+          FROM started s JOIN ok ON ok.id = s.id
+          WHERE ok.idem_key IS NOT NULL AND k.account_id = ok.account_id AND k.key = ok.idem_key
         )
-        SELECT locked.id AS locked_id, locked.status::text AS locked_status, ${POST_COLUMNS},
+        SELECT locked.id AS locked_id, locked.status::text AS locked_status, locked.key_lost, ${POST_COLUMNS},
                ${targetsFrom('targets')} AS targets
         FROM locked LEFT JOIN started p ON p.id = locked.id`,
         values: [
@@ -97,6 +124,8 @@ export function createPublishBegin(db: TDb) {
           round.map((r) => JSON.stringify(r.preFailed ?? {})),
           round.map((r) => r.clearQueue === true),
           now,
+          round.map((r) => r.idempotency?.key ?? null),
+          round.map((r) => r.idempotency?.token ?? null),
         ],
       });
       const byId = new Map(rows.map((row) => [row.locked_id, row]));
@@ -116,6 +145,7 @@ export function createPublishBegin(db: TDb) {
 
 function outcomeOf(input: TBeginPublish, row: TBeginRow | undefined): TBeginOutcome {
   if (!row) return { kind: 'not_found' };
+  if (row.id === null && row.key_lost) return { kind: 'key_lost' };
   if (row.id === null) {
     const status = row.locked_status as TPostStatus;
     return input.from.includes(status) ? { kind: 'changed' } : { kind: 'not_publishable', status };

@@ -96,7 +96,7 @@ export const NETWORK_DONE_SQL = `WITH u AS (
   ),
   tgt AS (
     UPDATE post_targets t SET status = 'succeeded', remote_post_id = u.target_remote_id,
-      remote_url = u.target_remote_url, error = NULL, error_kind = u.error_kind, published_at = $11,
+      remote_url = u.target_remote_url, error = u.meta->>'note', error_kind = u.error_kind, published_at = $11,
       attempts = t.attempts + 1, updated_at = $11
     FROM u
     WHERE t.post_id = u.post_id AND t.platform = u.platform::"Platform"

@@ -49,7 +49,8 @@ export function createPublishPrepare(db: TDb) {
            COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
                'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,
                'credentialsEncrypted', a.credentials_encrypted, 'isActive', a.is_active,
-               'tokenExpiresAt', a.token_expires_at, 'credentialsVersion', a.credentials_version)
+               'tokenExpiresAt', a.token_expires_at, 'credentialsVersion', a.credentials_version,
+               'grantedScopes', a.granted_scopes)
                ORDER BY a.created_at, a.id)
              FROM social_accounts a
              WHERE a.account_id = p.account_id AND a.is_active AND a.platform = ANY (p.platforms)), '[]'::json)

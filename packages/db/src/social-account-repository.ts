@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { presentAccountB, type TPlatform, type TSocialAccountRecord } from '@sps/core';
 import { insertConnectedAccount, type TConnectInput } from './account-sql.js';
 import { batchLoader } from './batch.js';
@@ -16,6 +17,7 @@ function toRecord(row: SocialAccountModel): TSocialAccountRecord {
     isActive: row.isActive,
     needsReauth: row.needsReauth,
     tokenExpiresAt: row.tokenExpiresAt,
+    grantedScopes: row.grantedScopes,
     connectedAt: row.connectedAt,
     disconnectedAt: row.disconnectedAt,
     createdAt: row.createdAt,
@@ -31,7 +33,7 @@ export interface TReviveInput extends Omit<TConnectInput, 'credentialsEncrypted'
    * Seals the credentials to store, given the sealed ones of the account being revived (null for a new
    * one): the caller keeps a refresh token the network did not send again. Runs inside the transaction.
    */
-  seal(previous: string | null): string;
+  seal(previous: string | null, socialAccountId: string): string;
 }
 
 export function createSocialAccountRepository(db: TDb) {
@@ -41,7 +43,7 @@ export function createSocialAccountRepository(db: TDb) {
       name: 'social_accounts_of',
       text: `SELECT id, account_id AS "accountId", platform::text AS platform, account_name AS "accountName",
                     external_id AS "externalId", instance_url AS "instanceUrl", is_active AS "isActive",
-                    needs_reauth AS "needsReauth", token_expires_at AS "tokenExpiresAt", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
+                    needs_reauth AS "needsReauth", token_expires_at AS "tokenExpiresAt", granted_scopes AS "grantedScopes", connected_at AS "connectedAt", disconnected_at AS "disconnectedAt",
                     created_at AS "createdAt", updated_at AS "updatedAt"
              FROM social_accounts WHERE account_id = ANY ($1::uuid[])
              ORDER BY created_at, id`,
@@ -75,11 +77,15 @@ export function createSocialAccountRepository(db: TDb) {
           },
           orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
         });
+        // The row's id is chosen here, so the credentials can be sealed for it (bound to their row).
+        const id = existing?.id ?? randomUUID();
         const data = {
           accountName: input.accountName,
-          credentialsEncrypted: input.seal(existing?.credentialsEncrypted ?? null),
+          credentialsEncrypted: input.seal(existing?.credentialsEncrypted ?? null, id),
           tokenExpiresAt: input.tokenExpiresAt ?? null,
           tokenIssuedAt: input.tokenIssuedAt ?? new Date(),
+          // What the network granted this time (a reconnect replaces it); unknown stays unknown.
+          grantedScopes: input.grantedScopes ?? null,
         };
         const row = existing
           ? await tx.socialAccount.update({
@@ -97,6 +103,7 @@ export function createSocialAccountRepository(db: TDb) {
           : await tx.socialAccount.create({
               data: {
                 ...data,
+                id,
                 accountId: input.accountId,
                 platform: input.platform,
                 externalId: input.externalId,

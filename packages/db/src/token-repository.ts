@@ -48,12 +48,18 @@ export function createTokenRepository(db: TDb) {
     async storeRefreshed(
       socialAccountId: string,
       expectedVersion: number,
-      update: { credentialsEncrypted: string; tokenExpiresAt: Date | null; tokenIssuedAt: Date },
+      update: {
+        credentialsEncrypted: string;
+        tokenExpiresAt: Date | null;
+        tokenIssuedAt: Date;
+        /** The scopes the refresh answer says were granted; null keeps the stored ones. */
+        grantedScopes?: string | null;
+      },
     ): Promise<boolean> {
       const { rowCount } = await sql().query({
         name: 'token_store_refreshed',
         text: `UPDATE social_accounts SET credentials_encrypted = $3, token_expires_at = $4, token_issued_at = $5,
-                 credentials_version = credentials_version + 1, updated_at = now()
+                 granted_scopes = COALESCE($6, granted_scopes), credentials_version = credentials_version + 1, updated_at = now()
                WHERE id = $1 AND credentials_version = $2 AND is_active`,
         values: [
           socialAccountId,
@@ -61,6 +67,7 @@ export function createTokenRepository(db: TDb) {
           update.credentialsEncrypted,
           update.tokenExpiresAt,
           update.tokenIssuedAt,
+          update.grantedScopes ?? null,
         ],
       });
       return rowCount === 1;

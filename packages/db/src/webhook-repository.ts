@@ -7,6 +7,7 @@ import {
 } from '@sps/core';
 import type { TDb } from './client.js';
 import type { WebhookModel } from './generated/prisma/models/Webhook.js';
+import { type TIdempotencyWrite, writeIdempotencyInTx } from './idempotency-repository.js';
 
 // Webhooks of an account (Variant B API, admin CLI). Every lookup is scoped by account: another
 // account's id is simply not found.
@@ -48,8 +49,10 @@ export function createWebhookRepository(db: TDb) {
      * so concurrent creates cannot pass the limit together.
      */
     async create(
-      input: { accountId: string; url: string; events: string[]; secretEncrypted: string },
+      input: { id?: string; accountId: string; url: string; events: string[]; secretEncrypted: string },
       max = Number.POSITIVE_INFINITY,
+      /** With an Idempotency-Key: its record (with the answer, built from the webhook), in the same transaction. */
+      idempotency?: (webhook: TWebhookRecord) => TIdempotencyWrite,
     ): Promise<TWebhookRecord | { limit: number }> {
       return db.$transaction(async (tx) => {
         await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${input.accountId}::uuid FOR UPDATE`;
@@ -59,7 +62,9 @@ export function createWebhookRepository(db: TDb) {
         ) {
           return { limit: max };
         }
-        return toRecord(await tx.webhook.create({ data: input }));
+        const webhook = toRecord(await tx.webhook.create({ data: input }));
+        if (idempotency) await writeIdempotencyInTx(tx, idempotency(webhook), webhook.id);
+        return webhook;
       });
     },
 

@@ -10,6 +10,7 @@ import { createLinkedInConnector } from './linkedin.connector.js';
 import { createMastodonConnector } from './mastodon.connector.js';
 import { createMediaFetcher, type TMediaFetchConfig } from './media-fetch.js';
 import { withMetricsReader } from './metrics-registry.js';
+import { guardPermissions } from './permissions/permission-guard.js';
 import { createSlackConnector } from './slack.connector.js';
 import { createTelegramConnector } from './telegram.connector.js';
 import { createThreadsConnector } from './threads.connector.js';
@@ -68,7 +69,9 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
         : {}),
       fetchMedia,
     };
-    out[platform] = withMetricsReader(platform, factory(options), options);
+    // Every call checks the account's permissions first (DESIGN invariant 12); the metrics reader is attached
+    // to the guarded connector.
+    out[platform] = withMetricsReader(platform, guardPermissions(factory(options)), options);
   }
   return out;
 }

@@ -15,6 +15,11 @@ export interface TConnectorAccount {
   token: string;
   /** Non-secret details stored with the credentials (Bluesky: the account's PDS from its DID document). */
   extra?: Readonly<Record<string, string>>;
+  /**
+   * The scopes the network granted this account (stored at connect and refresh); null or absent when
+   * unknown (a token from outside): the network then decides, and its refusal is named afterwards.
+   */
+  permissions?: readonly string[] | null;
 }
 
 export interface TMediaImage {

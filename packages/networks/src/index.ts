@@ -50,3 +50,4 @@ export {
   type TOAuthProvider,
   type TTokenSet,
 } from './oauth/oauth-types.js';
+export { guardPermissions, permissionFailure } from './permissions/permission-guard.js';

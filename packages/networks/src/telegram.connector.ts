@@ -23,6 +23,8 @@ const NETWORK = 'Telegram';
 const CAPTION_MAX = 1024;
 const TEXT_MAX = 4096;
 const MEDIA_GROUP_MAX = 10;
+/** "A message can only be deleted if it was sent less than 48 hours ago." https://core.telegram.org/bots/api#deletemessage */
+const DELETE_WINDOW_MS = 48 * 3_600_000;
 const PHOTO_MAX_BYTES = 10 * 1024 * 1024;
 const FILE_MAX_BYTES = 50 * 1024 * 1024;
 
@@ -37,6 +39,8 @@ interface TBotAnswer<T> {
 
 interface TMessage {
   message_id: number;
+  /** Unix time the message was sent. */
+  date?: number;
   chat: { id: number; type?: string; username?: string };
 }
 
@@ -261,6 +265,8 @@ export function createTelegramConnector(options: TConnectorOptions = {}): TNetwo
           url: messageUrl(head),
           meta: {
             chatId: String(head.chat.id),
+            // When Telegram says it was sent: a bot may delete it only within 48 hours of this.
+            ...(typeof head.date === 'number' ? { sentAt: String(head.date) } : {}),
             ...(messages.length > 1 ? { messageIds: messages.map((m) => m.message_id).join(',') } : {}),
           },
         };
@@ -275,6 +281,16 @@ export function createTelegramConnector(options: TConnectorOptions = {}): TNetwo
         return {
           ok: false,
           failure: { kind: 'rejected', message: `No ${NETWORK} chat is known for this message.` },
+        };
+      }
+      const sentAt = Number(remote.meta?.sentAt);
+      if (Number.isFinite(sentAt) && sentAt > 0 && Date.now() - sentAt * 1000 >= DELETE_WINDOW_MS) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'rejected',
+            message: `${NETWORK} lets a bot delete a message only within 48 hours of sending it; this one was sent ${new Date(sentAt * 1000).toISOString()}. Delete it in Telegram itself.`,
+          },
         };
       }
       const ids = (remote.meta?.messageIds ?? remote.remoteId).split(',').map(Number);

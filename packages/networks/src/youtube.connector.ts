@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { youtubeDescription as sanitize, youtubeTitle as titleOf } from '@sps/core';
 import { HTTPError } from 'got';
 import type {
   TConnectorAccount,
@@ -23,7 +24,6 @@ import { quotaFailure } from './youtube-quota.js';
 
 const DEFAULT_BASE_URL = 'https://www.googleapis.com';
 const NETWORK = 'YouTube';
-const TITLE_MAX = 100;
 const DESCRIPTION_MAX_BYTES = 5000;
 /**
  * YouTube takes files up to 256 GB, but the shared media fetcher holds a download in memory, so this
@@ -44,22 +44,12 @@ function classify(error: unknown): TNetworkFailure {
   return quotaFailure(error, classifyHttpError(error, { network: NETWORK }), NETWORK);
 }
 
-/** YouTube refuses `<` and `>` in titles and descriptions; look-alikes keep the text readable. */
-function sanitize(text: string): string {
-  return text.replace(/</g, '‹').replace(/>/g, '›');
-}
-
-function titleOf(text: string): string {
-  const line =
-    text
-      .split('\n')
-      .find((l) => l.trim() !== '')
-      ?.trim() ?? '';
-  return Array.from(sanitize(line)).slice(0, TITLE_MAX).join('') || 'Video';
-}
+// The title and description (with `<` and `>` replaced) come from @sps/core's youtube-text, which the
+// dashboard's preview uses too.
 
 interface TVideo {
   id?: string;
+  status?: { privacyStatus?: string };
 }
 
 /** Saved once the session exists: the session URL is the upload, and it can create at most one video. */
@@ -169,6 +159,28 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
     }
   }
 
+  /**
+   * The privacy status the upload got, as the insert answer states it (`part=status`), else read back with
+   * videos.list `part=status` (https://developers.google.com/youtube/v3/docs/videos/list). A failed read
+   * does not undo the upload: the video exists either way.
+   */
+  async function published(account: TConnectorAccount, video: TVideo): Promise<TPublishOutcome> {
+    const checked = publishedOrUnconfirmed(video);
+    if ('ok' in checked) return checked;
+    let privacy = checked.status?.privacyStatus;
+    if (!privacy) {
+      privacy = await http
+        .get('youtube/v3/videos', {
+          searchParams: { part: 'status', id: checked.id },
+          headers: headers(account),
+        })
+        .json<{ items?: TVideo[] }>()
+        .then((body) => body.items?.[0]?.status?.privacyStatus)
+        .catch(() => undefined);
+    }
+    return publishedAs(checked, privacy);
+  }
+
   return {
     platform: 'youtube',
     async publish(input: TPublishInput): Promise<TPublishOutcome> {
@@ -208,7 +220,7 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
           const state = await querySession(account, saved.session, bytes.length).catch((error: unknown) => {
             throw new StepFailure(withoutUnknown(classify(error)));
           });
-          if (state && 'done' in state) return published(state.done);
+          if (state && 'done' in state) return await published(account, state.done);
           if (state) {
             session = saved.session;
             offset = state.offset;
@@ -227,7 +239,7 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
             text: digest(text),
           } satisfies TProgress);
         }
-        return published(await transfer(account, session, bytes, type, offset));
+        return await published(account, await transfer(account, session, bytes, type, offset));
       } catch (error) {
         const failure = classify(error);
         // A refused upload is not resumed: the next attempt (after a fix) opens a new session.
@@ -259,7 +271,33 @@ function withoutUnknown(failure: TNetworkFailure): TNetworkFailure {
   return rest;
 }
 
-function published(video: TVideo): TPublishOutcome {
+/**
+ * Uploads through a Google Cloud project that YouTube has not audited are locked to private whatever the
+ * request asked ("All videos uploaded via the videos.insert endpoint from unverified API projects created
+ * after 28 July 2020 will be restricted to private viewing mode", videos.insert): a success, with a note.
+ */
+function privacyNote(privacyStatus: string | undefined): Record<string, string> | undefined {
+  if (!privacyStatus || privacyStatus === 'public') return undefined;
+  return {
+    privacyStatus,
+    note:
+      privacyStatus === 'private'
+        ? `${NETWORK} locked the video to private: uploads from a Google Cloud project YouTube has not audited stay private. The operator can request the audit (YouTube API Services audit and quota extension form); until then, make the video public in YouTube Studio.`
+        : `${NETWORK} set the video to ${privacyStatus}, not public.`,
+  };
+}
+
+function publishedAs(video: TVideo & { id: string }, privacyStatus: string | undefined): TPublishOutcome {
+  const meta = privacyNote(privacyStatus);
+  return {
+    ok: true,
+    remoteId: video.id,
+    url: `https://www.youtube.com/watch?v=${video.id}`,
+    ...(meta ? { meta } : {}),
+  };
+}
+
+function publishedOrUnconfirmed(video: TVideo): TPublishOutcome | (TVideo & { id: string }) {
   if (!video.id) {
     return {
       ok: false,
@@ -270,5 +308,5 @@ function published(video: TVideo): TPublishOutcome {
       },
     };
   }
-  return { ok: true, remoteId: video.id, url: `https://www.youtube.com/watch?v=${video.id}` };
+  return video as TVideo & { id: string };
 }

@@ -319,6 +319,24 @@ describe('LinkedIn simulator strictness', () => {
     expect(running.sim.postsOf('linkedin')).toHaveLength(0);
   });
 
+  it('accepts only versions LinkedIn published and still serves: not 202512 (never published) nor a future month', async () => {
+    for (const version of ['202512', '202611', '209901', '202607.01']) {
+      const res = await rawCall(
+        '/rest/posts',
+        { 'linkedin-version': version, 'x-restli-protocol-version': '2.0.0' },
+        POST_BODY,
+      );
+      expect(res.status).toBe(426);
+      expect(((await res.json()) as { code: string }).code).toBe('NONEXISTENT_VERSION');
+    }
+    const served = await rawCall(
+      '/rest/posts',
+      { 'linkedin-version': '202607', 'x-restli-protocol-version': '2.0.0' },
+      POST_BODY,
+    );
+    expect(served.status).toBe(201);
+  });
+
   it('refuses a missing version header and a missing Rest.li protocol header', async () => {
     const noVersion = await rawCall('/rest/posts', { 'x-restli-protocol-version': '2.0.0' }, POST_BODY);
     expect(noVersion.status).toBe(400);

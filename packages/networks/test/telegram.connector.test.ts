@@ -63,7 +63,10 @@ describe('Telegram connector', () => {
     expect(last()?.path).toBe(`/telegram/bot${TOKEN}/sendMessage`);
     expect(last()?.body).toEqual({ chat_id: '@sps_news', text: 'news' });
     expect(outcome.url).toBe(`https://t.me/sps_news/${outcome.remoteId}`);
-    expect(outcome.meta).toEqual({ chatId: expect.stringMatching(/^-100\d+$/) });
+    expect(outcome.meta).toEqual({
+      chatId: expect.stringMatching(/^-100\d+$/),
+      sentAt: expect.stringMatching(/^\d+$/),
+    });
   });
 
   it('links private supergroup posts with t.me/c and private chats with no URL', async () => {
@@ -200,6 +203,48 @@ describe('Telegram connector', () => {
     running.sim.addFault({ platform: 'telegram', kind: 'auth_expired', remaining: 1 });
     const failed = await connector.delete?.(account, remote);
     expect(failed?.ok ? null : failed?.failure.kind).toBe('auth_expired');
+  });
+
+  it('reports a delete more than 48 hours after sending as not possible, without asking Telegram', async () => {
+    const outcome = await connector.publish(input('too old'));
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(Number(outcome.meta?.sentAt)).toBeGreaterThan(0);
+    const before = running.sim.requests.length;
+    const sentAt = String(Math.floor(Date.now() / 1000) - 49 * 3600);
+    const old = await connector.delete?.(account, {
+      remoteId: outcome.remoteId,
+      meta: { ...outcome.meta, sentAt },
+    });
+    expect(old?.ok ? null : old?.failure).toMatchObject({
+      kind: 'rejected',
+      message: expect.stringContaining('within 48 hours'),
+    });
+    expect(running.sim.requests).toHaveLength(before);
+    expect(running.sim.getPost('telegram', outcome.remoteId)?.deleted).toBe(false);
+  });
+
+  it('the simulated Telegram refuses deleting a message sent 48 hours ago or more', async () => {
+    const outcome = await connector.publish(input('aged'));
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const advance = (seconds: number) =>
+      fetch(`${running.url}/__sim/oauth/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ seconds }),
+      });
+    await advance(48 * 3600 + 60);
+    try {
+      // A message recorded before the send time was kept (no sentAt): Telegram itself refuses.
+      const refused = await connector.delete?.(account, {
+        remoteId: outcome.remoteId,
+        meta: { chatId: String(outcome.meta?.chatId) },
+      });
+      expect(refused?.ok ? null : refused?.failure.kind).toBe('rejected');
+      expect(last()?.path).toMatch(/\/deleteMessage$/);
+      expect(running.sim.getPost('telegram', outcome.remoteId)?.deleted).toBe(false);
+    } finally {
+      await fetch(`${running.url}/__sim/oauth/reset`, { method: 'POST' });
+    }
   });
 
   it('deletes every message of an album with deleteMessages', async () => {

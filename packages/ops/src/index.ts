@@ -1,3 +1,4 @@
+export { logOptions, REDACT_PATHS, safeError } from './log-options.js';
 export { startMetricsServer, type TMetricsServer } from './metrics-server.js';
 export { QUEUE_COUNT_STATES, registerQueueGauge } from './queue-gauge.js';
 export { stopOnSignals, type TShutdownStep } from './shutdown.js';

@@ -2,12 +2,14 @@ import {
   AppError,
   decoyPasswordHash,
   generateApiKey,
+  hashPassword,
+  needsRehash,
   parseOrThrow,
   UUID_PATTERN,
   verifyPassword,
 } from '@sps/core';
 import type { TAccountRepository, TOwnerRepository } from '@sps/db';
-import { type Request, type RequestHandler, Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -17,7 +19,15 @@ import { errorHandler, notFoundRoute } from '../http/error-handler.js';
 import { jsonBody } from '../http/json-body.js';
 import { retryAfterSeconds, type WindowLimiter } from '../http/rate-limit.js';
 import type { TConnectOption } from '../services/connect-service.js';
-import { clearSessionCookie, sessionAuthenticate, sessionIdOf, setSessionCookie } from './session-auth.js';
+import { eventsRoute } from './events.route.js';
+import type { LiveEvents } from './live-events.js';
+import {
+  clearSessionCookie,
+  sessionAlive,
+  sessionAuthenticate,
+  sessionIdOf,
+  setSessionCookie,
+} from './session-auth.js';
 import type { SessionStore } from './session-store.js';
 import type { TUsageService } from './usage-service.js';
 
@@ -25,7 +35,9 @@ import type { TUsageService } from './usage-service.js';
 export const MAX_ACTIVE_KEYS = 50;
 
 const ZSignIn = z.object({
-  email: z.string().trim().min(3).max(320),
+  // An e-mail address, nothing else: `%` or `_` are matched as themselves (never as patterns), and a value
+  // that is not an address is a 400 naming `email` before any query or limiter key is spent on it.
+  email: z.string().trim().max(320).pipe(z.email('must be an e-mail address')),
   password: z.string().min(1).max(400),
 });
 
@@ -40,6 +52,8 @@ export interface TDashboardDeps {
   /** Sign-in attempts per client address and per e-mail, so passwords cannot be guessed at speed. */
   signInLimits: { perIp: WindowLimiter; perEmail: WindowLimiter };
   idleMs: number;
+  /** `PUBLIC_URL` is https: the cookies get `Secure` (whatever the request the API sees looks like). */
+  secureCookies: boolean;
   /** The interval queue's settings, expected slots and next free slots (as MCP's `queue://schedule`). */
   queueSchedule: (accountId: string) => Promise<unknown>;
   /** Plan, rate-limit windows and the X allowance, peeked from the API's own counters. */
@@ -49,6 +63,9 @@ export interface TDashboardDeps {
   /** The public routers, mounted again behind the session: the dashboard re-implements no rule. */
   variantA: (authenticate: RequestHandler) => Router;
   variantB: (authenticate: RequestHandler) => Router;
+  /** The live updates of `GET /dashboard/api/events`. */
+  live: LiveEvents;
+  eventsHeartbeatMs: number;
 }
 
 function ownerView(owner: { id: string; name: string; ownerEmail: string; plan: string }) {
@@ -88,7 +105,7 @@ async function limited(limiter: WindowLimiter, key: string): Promise<void> {
 export function dashboardApiRouter(deps: TDashboardDeps): Router {
   const router = Router();
   const authenticate = sessionAuthenticate(deps.store, deps.owners);
-  const secure = (req: Request) => req.secure;
+  const secure = deps.secureCookies;
 
   router.post('/session', jsonBody('16kb'), async (req, res) => {
     await limited(deps.signInLimits.perIp, clientKey(req.ip));
@@ -109,10 +126,14 @@ export function dashboardApiRouter(deps: TDashboardDeps): Router {
         fix: 'Check both; the account owner can set a password with `admin account set-password`.',
       });
     }
+    if (needsRehash(match.passwordHash)) {
+      // A hash made with older scrypt parameters: the password is known now, so store it with today's.
+      await deps.owners.upgradePasswordHash(match.id, match.passwordHash, await hashPassword(input.password));
+    }
     const previous = sessionIdOf(req);
     if (previous) await deps.store.destroy(previous);
-    const { id, session } = await deps.store.create(match.id, match.plan);
-    setSessionCookie(res, id, secure(req), deps.idleMs);
+    const { id, session } = await deps.store.create(match.id, match.plan, match.sessionGeneration);
+    setSessionCookie(res, { id, connect: session.connect ?? '' }, secure, deps.idleMs);
     const owner = await deps.owners.findOwnerView(match.id);
     res.json({ account: owner ? ownerView(owner) : null, csrf_token: session.csrf });
   });
@@ -124,7 +145,15 @@ export function dashboardApiRouter(deps: TDashboardDeps): Router {
 
   router.delete('/session', authenticate, async (req, res) => {
     await deps.store.destroy(req.session!.id);
-    clearSessionCookie(res, secure(req));
+    clearSessionCookie(res, secure);
+    res.status(204).end();
+  });
+
+  // "Sign out everywhere": every session of the account ends (other browsers at their next request), this one now.
+  router.delete('/sessions', authenticate, async (req, res) => {
+    await deps.owners.endAllSessions(req.auth!.accountId);
+    await deps.store.destroy(req.session!.id);
+    clearSessionCookie(res, secure);
     res.status(204).end();
   });
 
@@ -174,6 +203,17 @@ export function dashboardApiRouter(deps: TDashboardDeps): Router {
   router.get('/connect-options', authenticate, (_req, res) => {
     res.json({ networks: deps.connectOptions() });
   });
+
+  router.get(
+    '/events',
+    authenticate,
+    eventsRoute({
+      live: deps.live,
+      sessionAlive: sessionAlive(deps.store, deps.owners),
+      heartbeatMs: deps.eventsHeartbeatMs,
+      logger: deps.logger,
+    }),
+  );
 
   router.use('/v1', deps.variantB(authenticate));
   router.use('/a', deps.variantA(authenticate));

@@ -22,6 +22,8 @@ export const STATUS_A: Record<TErrorCode, number> = {
   network_unavailable: 400,
   credential_refused: 400,
   rate_limited: 429,
+  idempotency_key_in_use: 409,
+  idempotency_key_reused: 422,
   service_unavailable: 503,
   internal_error: 500,
 };

@@ -29,7 +29,8 @@ export function registerAccountTools(server: McpServer, deps: TAccountToolDeps):
     'list_accounts',
     {
       title: 'List connected accounts',
-      description: 'The social accounts connected to this account, with is_active and needs_reauth.',
+      description:
+        'The social accounts connected to this account, with is_active, needs_reauth, permissions (the scopes the network granted; null when unknown) and reconnect_to_grant (scopes a publish, delete or read-back may need that the account lacks: connect it again to grant them).',
     },
     () => run(async () => ({ accounts: (await deps.accounts.listForB(accountId)).map(presentAccountB) })),
   );

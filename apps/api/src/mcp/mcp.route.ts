@@ -8,6 +8,7 @@ import { type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, authenticate, authOf } from '../http/auth.js';
 import { errorHandler } from '../http/error-handler.js';
+import type { TIdempotent } from '../http/idempotency.js';
 import { jsonBody } from '../http/json-body.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TConnectService } from '../services/connect-service.js';
@@ -34,6 +35,8 @@ export interface TMcpDeps {
   connect: TConnectService;
   logger: Logger;
   bodyLimit: string;
+  /** Create and publish tools run under an idempotency key (idempotent-tool.ts). */
+  idempotent: TIdempotent;
   /**
    * Variant B's per-key rate limiters (the same counters as /v1). Each JSON-RPC message is run through
    * them as the REST request it stands for: publishing tools as `POST /posts/{id}/publish`, the rest as
@@ -81,14 +84,19 @@ export function mcpRouter(deps: TMcpDeps): Router {
       },
     );
     withSchemaFix(server);
-    registerPostTools(server, { auth, posts: deps.posts, publishing: deps.publishing });
+    registerPostTools(server, {
+      auth,
+      posts: deps.posts,
+      publishing: deps.publishing,
+      idempotent: deps.idempotent,
+    });
     registerAccountTools(server, {
       auth,
       accounts: deps.accounts,
       settings: deps.settings,
       posts: deps.posts,
     });
-    registerWebhookTools(server, { auth, webhooks: deps.webhooks });
+    registerWebhookTools(server, { auth, webhooks: deps.webhooks, idempotent: deps.idempotent });
     registerMetricsTools(server, { auth, engagement: deps.engagement });
     registerConnectTools(server, { auth, connect: deps.connect });
     const transport = new StreamableHTTPServerTransport({

@@ -14,15 +14,18 @@ import {
 } from '@sps/core';
 import { z } from 'zod';
 import type { TAuth } from '../http/auth.js';
+import type { TIdempotent } from '../http/idempotency.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
 import { requireActivePlan } from '../variant-a/plan-guard.js';
-import { asJson, run } from './tool-result.js';
+import { idempotentTool, ZIdempotencyKeyArg } from './idempotent-tool.js';
+import { asJson, ok, run } from './tool-result.js';
 
 export interface TPostToolDeps {
   auth: TAuth;
   posts: TPostService;
   publishing: TPublishService;
+  idempotent: TIdempotent;
 }
 
 /** Variant B's post view plus the interval-queue state and poll, which only Variant A shows. */
@@ -85,7 +88,7 @@ function withQueueAndPoll(
 }
 
 export function registerPostTools(server: McpServer, deps: TPostToolDeps): void {
-  const { auth, posts, publishing } = deps;
+  const { auth, posts, publishing, idempotent } = deps;
   const { accountId } = auth;
 
   server.registerTool(
@@ -99,17 +102,30 @@ export function registerPostTools(server: McpServer, deps: TPostToolDeps): void 
         platforms: ZCreatePostB.shape.platforms.describe('Target networks, at least one.'),
         queue_status: ZQueueStatus,
         poll: ZPoll,
+        idempotency_key: ZIdempotencyKeyArg,
       },
     },
-    (args) =>
-      run(async () => {
-        const { queue_status, poll, ...rest } = asJson(args) as Record<string, unknown> & {
-          queue_status?: 'queued' | 'pending';
-        };
+    (args) => {
+      const json = asJson(args) as Record<string, unknown>;
+      return idempotentTool(idempotent, accountId, 'create_post', json, async (key) => {
+        const {
+          queue_status,
+          poll,
+          idempotency_key: _key,
+          ...rest
+        } = json as Record<string, unknown> & { queue_status?: 'queued' | 'pending' };
         const changes = withQueueAndPoll(parseCreatePostB(rest, new Date()), queue_status, poll);
         // MCP publishes take from the twitter allowance (as Variant A's do), so its scheduled posts do too.
-        return presentPostMcp(await posts.create(accountId, { ...changes, countsTwitterAllowance: true }));
-      }),
+        const post = await posts.create(
+          accountId,
+          { ...changes, countsTwitterAllowance: true },
+          'B',
+          // The post and its key's record (with this result) in one statement.
+          (made) => key.withAnswer(200, ok(presentPostMcp(made))),
+        );
+        return presentPostMcp(post);
+      });
+    },
   );
 
   server.registerTool(
@@ -194,19 +210,29 @@ export function registerPostTools(server: McpServer, deps: TPostToolDeps): void 
     {
       title: 'Publish a post now',
       description: `Publishes a draft or scheduled post to its networks. Without wait it answers at once with status "publishing" (poll get_post); with wait it waits (bounded) for the per-network results. Fails when the text is over a network limit or a network has no connected account. ${PUBLISH_LIMITS}`,
-      inputSchema: { id: ZId, wait: z.boolean().optional().describe('Wait for the outcome, default false.') },
+      inputSchema: {
+        id: ZId,
+        wait: z.boolean().optional().describe('Wait for the outcome, default false.'),
+        idempotency_key: ZIdempotencyKeyArg,
+      },
     },
     (args) =>
-      run(async () => {
-        // The plan and twitter allowance checks of the REST publish (Variant A); the hourly publish limit
-        // was counted before the call reached here (call-limits.ts).
-        requireActivePlan(auth);
-        const started = await publishing.start(accountId, args.id, ['draft', 'scheduled'], 'B', auth.plan);
-        const post = args.wait
-          ? await publishing.waitForOutcome(accountId, args.id, started.attempt)
-          : started.post;
-        return presentPostMcp(post);
-      }),
+      idempotentTool(
+        idempotent,
+        accountId,
+        'publish_post',
+        asJson(args) as Record<string, unknown>,
+        async () => {
+          // The plan and twitter allowance checks of the REST publish (Variant A); the hourly publish limit
+          // was counted before the call reached here (call-limits.ts).
+          requireActivePlan(auth);
+          const started = await publishing.start(accountId, args.id, ['draft', 'scheduled'], 'B', auth.plan);
+          const post = args.wait
+            ? await publishing.waitForOutcome(accountId, args.id, started.attempt)
+            : started.post;
+          return presentPostMcp(post);
+        },
+      ),
   );
 
   server.registerTool(

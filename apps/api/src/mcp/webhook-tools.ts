@@ -11,12 +11,15 @@ import {
 } from '@sps/core';
 import { z } from 'zod';
 import type { TAuth } from '../http/auth.js';
+import type { TIdempotent } from '../http/idempotency.js';
 import type { TWebhookService } from '../services/webhook-service.js';
-import { asJson, run } from './tool-result.js';
+import { idempotentTool, ZIdempotencyKeyArg } from './idempotent-tool.js';
+import { asJson, ok, run } from './tool-result.js';
 
 export interface TWebhookToolDeps {
   auth: TAuth;
   webhooks: TWebhookService;
+  idempotent: TIdempotent;
 }
 
 // The descriptions are the agent's only documentation: they state what each field means and every rule
@@ -50,7 +53,7 @@ function agentFix(error: unknown): never {
 const fixed = (body: () => Promise<unknown>) => run(() => body().catch(agentFix));
 
 export function registerWebhookTools(server: McpServer, deps: TWebhookToolDeps): void {
-  const { webhooks } = deps;
+  const { webhooks, idempotent } = deps;
   const { accountId } = deps.auth;
 
   server.registerTool(
@@ -72,9 +75,19 @@ export function registerWebhookTools(server: McpServer, deps: TWebhookToolDeps):
       inputSchema: {
         url: ZCreateWebhookB.shape.url.describe(URL_RULES),
         events: ZCreateWebhookB.shape.events.describe(EVENT_RULES),
+        idempotency_key: ZIdempotencyKeyArg,
       },
     },
-    (args) => fixed(async () => webhooks.create(accountId, parseCreateWebhookB(asJson(args)))),
+    (args) => {
+      const json = asJson(args) as Record<string, unknown>;
+      const { idempotency_key: _key, ...input } = json;
+      // A repeated call (its result lost) gets the first webhook, secret included, not a second webhook.
+      return idempotentTool(idempotent, accountId, 'create_webhook', json, (key) =>
+        webhooks
+          .create(accountId, parseCreateWebhookB(input), (answer) => key.withAnswer(200, ok(answer)))
+          .catch(agentFix),
+      );
+    },
   );
 
   server.registerTool(

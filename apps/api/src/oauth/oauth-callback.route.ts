@@ -1,6 +1,8 @@
-import { isPlatform } from '@sps/core';
+import { isPlatform, safeEqual } from '@sps/core';
 import { Router } from 'express';
 import type { Logger } from 'pino';
+import { CONNECT_COOKIE, cookieOf } from '../dashboard/session-auth.js';
+import type { SessionStore } from '../dashboard/session-store.js';
 import type { TFailureLimiter } from '../http/auth.js';
 import { clientKey } from '../http/client-address.js';
 import type { TConnectService } from '../services/connect-service.js';
@@ -21,6 +23,7 @@ export function oauthCallbackRouter(
   connect: TConnectService,
   logger: Logger,
   failures: TFailureLimiter,
+  sessions: SessionStore,
 ): Router {
   const router = Router();
   router.get('/oauth/callback/:platform', async (req, res) => {
@@ -57,7 +60,14 @@ export function oauthCallbackRouter(
       return;
     }
     try {
-      const outcome = await connect.callback(platform, req.query as Record<string, unknown>);
+      // A dashboard-started flow: the browser must present the connect cookie of the (still live) session that
+      // started it. The session cookie itself never arrives here (Path=/dashboard, SameSite=Strict).
+      const holdsSession = async (sessionHash: string) => {
+        const presented = cookieOf(req, CONNECT_COOKIE);
+        const session = presented ? await sessions.peekByHash(sessionHash) : null;
+        return Boolean(presented && session?.connect && safeEqual(presented, session.connect));
+      };
+      const outcome = await connect.callback(platform, req.query as Record<string, unknown>, holdsSession);
       if (outcome.error === 'invalid_state') await failures.consume(client);
       if (outcome.redirect) {
         res.redirect(302, outcome.redirect);

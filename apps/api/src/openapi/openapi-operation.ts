@@ -42,6 +42,8 @@ export interface TOperationSpec {
     mediaType?: string;
   };
   errors: readonly TErrorStatus[];
+  /** Takes `Idempotency-Key` (http/idempotency.ts): the header, the replay header and its 409/422 are added. */
+  idempotent?: boolean;
   /** Other answers outside the variant's error shape (e.g. /readyz's 503). */
   otherResponses?: Record<string, { description: string; schema: TResponseSchemaName }>;
 }
@@ -61,9 +63,14 @@ function pathParameters(spec: TOperationSpec): TParameter[] {
   });
 }
 
-function successResponse(spec: TOperationSpec, variant: TVariant | undefined): TJsonSchema {
+function successResponse(
+  spec: TOperationSpec,
+  variant: TVariant | undefined,
+  idempotent: boolean,
+): TJsonSchema {
   const { description, schema, mediaType } = spec.success;
-  const headers = variant ? successHeaders(variant) : undefined;
+  const base = variant ? successHeaders(variant) : undefined;
+  const headers = idempotent ? { ...base, ...REPLAYED_HEADER } : base;
   const content = schema
     ? { 'application/json': { schema: schemaRef(schema) } }
     : mediaType
@@ -74,9 +81,38 @@ function successResponse(spec: TOperationSpec, variant: TVariant | undefined): T
 
 const TAGS: Record<TVariant, string> = { A: 'Variant A', B: 'Variant B' };
 
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within ' +
+    '24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another ' +
+    'route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 ' +
+    '`idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, ' +
+    '409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+const REPLAYED_HEADER = {
+  'Idempotent-Replayed': {
+    required: false,
+    description:
+      '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
 /** The OpenAPI operation object; `variant` undefined for unauthenticated operations routes. */
 export function buildOperation(spec: TOperationSpec, variant: TVariant | undefined): TJsonSchema {
-  const parameters = [...pathParameters(spec), ...(spec.query ? queryParameters(spec.query) : [])];
+  const parameters = [
+    ...pathParameters(spec),
+    ...(spec.query ? queryParameters(spec.query) : []),
+    ...(spec.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+  ];
+  const errors = spec.idempotent
+    ? [...new Set([...spec.errors, 409, 422] as TErrorStatus[])].sort((a, b) => a - b)
+    : spec.errors;
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -93,8 +129,8 @@ export function buildOperation(spec: TOperationSpec, variant: TVariant | undefin
         }
       : {}),
     responses: {
-      [String(spec.success.status)]: successResponse(spec, variant),
-      ...(variant ? errorResponses(variant, spec.errors) : {}),
+      [String(spec.success.status)]: successResponse(spec, variant, spec.idempotent === true),
+      ...(variant ? errorResponses(variant, errors) : {}),
       ...Object.fromEntries(
         Object.entries(spec.otherResponses ?? {}).map(([status, { description, schema }]) => [
           status,

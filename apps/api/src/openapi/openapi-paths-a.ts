@@ -30,6 +30,7 @@ export const OPERATIONS_A: readonly TOperationSpec[] = [
     body: 'CreatePostA',
     success: { status: 201, description: 'The created post.', schema: 'PostCreatedA' },
     errors: [400, 401, 403, 413, 429, 500],
+    idempotent: true,
   },
   {
     method: 'get',
@@ -68,6 +69,7 @@ export const OPERATIONS_A: readonly TOperationSpec[] = [
     pathParams: { id: POST_ID },
     success: { status: 200, description: 'Per-network results.', schema: 'PublishOutcomeA' },
     errors: [400, 401, 403, 404, 429, 500],
+    idempotent: true,
   },
   {
     method: 'post',

@@ -17,6 +17,7 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     body: 'CreatePostB',
     success: { status: 201, description: 'The created post.', schema: 'PostB' },
     errors: [400, 401, 413, 422, 429, 500],
+    idempotent: true,
   },
   {
     method: 'get',
@@ -65,6 +66,7 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     pathParams: { id: POST_ID },
     success: { status: 200, description: 'The post, now publishing.', schema: 'PostB' },
     errors: [401, 404, 409, 422, 429, 500],
+    idempotent: true,
   },
   {
     method: 'get',
@@ -161,6 +163,7 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     body: 'CreateWebhookB',
     success: { status: 201, description: 'The webhook with its `secret`.', schema: 'WebhookCreatedB' },
     errors: [400, 401, 413, 429, 500],
+    idempotent: true,
   },
   {
     method: 'get',

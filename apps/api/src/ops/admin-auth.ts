@@ -55,3 +55,10 @@ export function localOnly(): RequestHandler {
     res.status(404).json({ error: `No route ${req.method} ${req.path}` });
   };
 }
+
+/** An operator route that is off here: the 404 of an unknown route. */
+export function notFound(): RequestHandler {
+  return (req, res) => {
+    res.status(404).json({ error: `No route ${req.method} ${req.path}` });
+  };
+}

@@ -27,6 +27,7 @@ import {
 import { enqueueTokenRefresh, type TQueues } from '@sps/queue';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { originOf } from '../http/origin.js';
 import { createOAuthCalls, notConfigured, type TConnectConfig } from './oauth-calls.js';
 
 /** How long the user has to finish on the network's page. */
@@ -55,6 +56,11 @@ export interface TCallbackOutcome {
 
 function hashState(state: string): string {
   return createHash('sha256').update(state).digest('hex');
+}
+
+/** A PKCE verifier opens only with its own state's row. */
+function verifierContext(stateHash: string): string {
+  return secretBox.sealContext('oauth_states', stateHash);
 }
 
 function withQuery(uri: string, params: Record<string, string>): string {
@@ -88,6 +94,10 @@ export function createConnectService(deps: {
 }) {
   const { config } = deps;
   const { redirectUriOf, mastodonCall, missingOf, appCall } = createOAuthCalls(config, deps.mastodonApps);
+  const allowedRedirect = (uri: string) => {
+    const origin = originOf(uri);
+    return origin !== null && config.redirectOrigins.includes(origin);
+  };
 
   async function scheduleRefresh(
     platform: TPlatform,
@@ -116,13 +126,16 @@ export function createConnectService(deps: {
       instanceUrl,
       tokenExpiresAt: identity.tokenExpiresAt,
       tokenIssuedAt: new Date(),
-      seal: (previous) =>
+      grantedScopes: identity.permissions ? identity.permissions.join(' ') : null,
+      // Sealed for the row it is stored in (a revived account's own id, or the new row's).
+      seal: (previous, socialAccountId) =>
         sealCredentials(
           mergeCredentials(
             identity.credentials,
-            previous ? openCredentials(previous, config.encryptionKey) : null,
+            previous ? openCredentials(previous, config.encryptionKey, socialAccountId) : null,
           ),
           config.encryptionKey,
+          socialAccountId,
         ),
     });
     await scheduleRefresh(platform, record, identity.credentials);
@@ -180,8 +193,22 @@ export function createConnectService(deps: {
         instance?: string | undefined;
         /** The person's choice for the provider (`connectSelectionOf`): a Facebook Page, LinkedIn organizations. */
         selection?: string | null | undefined;
+        /** The dashboard session starting it (`SessionStore.hashOf`): the callback checks the browser's. */
+        sessionHash?: string | null | undefined;
       },
     ): Promise<{ url: string; state: string; expiresAt: Date }> {
+      // The callback sends the browser (and `account_id` or `error`) here: only to origins the operator named,
+      // or the service would redirect anywhere for anyone holding a key (and a phishing page could pose as it).
+      if (input.redirectUri !== undefined && !allowedRedirect(input.redirectUri)) {
+        throw new AppError('validation_error', 'redirect_uri is not on an allowed origin', {
+          issues: [
+            {
+              field: 'redirect_uri',
+              message: `must be on ${config.redirectOrigins.join(' or ')} (PUBLIC_URL's origin or one in CONNECT_REDIRECT_ORIGINS)`,
+            },
+          ],
+        });
+      }
       const provider = oauthProviderOf(input.platform);
       if (!provider) {
         throw new AppError(
@@ -232,10 +259,13 @@ export function createConnectService(deps: {
         stateHash: hashState(state),
         accountId,
         platform: input.platform,
-        verifierEncrypted: verifier ? secretBox.seal(verifier, config.encryptionKey) : null,
+        verifierEncrypted: verifier
+          ? secretBox.seal(verifier, config.encryptionKey, verifierContext(hashState(state)))
+          : null,
         redirectUri: input.redirectUri ?? null,
         instanceUrl,
         selection: input.selection ?? null,
+        sessionHash: input.sessionHash ?? null,
         expiresAt,
       });
       return { url: provider.authorizeUrl(call, state, verifier, input.selection ?? null), state, expiresAt };
@@ -245,7 +275,12 @@ export function createConnectService(deps: {
      * The network sent the user back. The state is used up whatever happens next (a replay finds
      * nothing); a refusal or failure goes back to the caller's redirect URI as `error`.
      */
-    async callback(platform: TPlatform, query: Record<string, unknown>): Promise<TCallbackOutcome> {
+    async callback(
+      platform: TPlatform,
+      query: Record<string, unknown>,
+      /** Whether this browser holds the dashboard session (by its hash) that started a dashboard flow. */
+      holdsSession: (sessionHash: string) => Promise<boolean>,
+    ): Promise<TCallbackOutcome> {
       const state = typeof query.state === 'string' && query.state.length <= 512 ? query.state : null;
       const stored = state ? await deps.states.consume(hashState(state), platform) : null;
       if (!stored) {
@@ -263,13 +298,28 @@ export function createConnectService(deps: {
               account_id: accountIds[0] ?? '',
               ...(accountIds.length > 1 ? { account_ids: accountIds.join(',') } : {}),
             };
+        // Checked again: a state stored before the allowlist (or before it was narrowed) redirects nowhere.
+        const redirect =
+          stored.redirectUri && allowedRedirect(stored.redirectUri) ? stored.redirectUri : null;
         return {
-          redirect: stored.redirectUri ? withQuery(stored.redirectUri, params) : null,
+          redirect: redirect ? withQuery(redirect, params) : null,
           accountIds,
           error,
           message,
         };
       };
+      // A flow started from the dashboard finishes only in the browser signed in to that session: a link
+      // someone else started (and sent) never lands the consenting person's account in their tenant.
+      if (stored.sessionHash && !(await holdsSession(stored.sessionHash))) {
+        deps.logger.warn(
+          { platform, accountId: stored.accountId },
+          'connect refused: not the session that started it',
+        );
+        return back(
+          'session_mismatch',
+          'This connection was started in another dashboard session. Sign in to the dashboard and start connecting there.',
+        );
+      }
       if (typeof query.error === 'string') {
         const error = /^[a-z_]{1,64}$/.test(query.error) ? query.error : 'access_denied';
         return back(error, `${platform} did not grant access (${error}).`);
@@ -284,7 +334,7 @@ export function createConnectService(deps: {
         const provider = oauthProviderOf(platform);
         if (!provider) return back('unsupported_platform', `${platform} is not connected this way.`);
         const verifier = stored.verifierEncrypted
-          ? secretBox.open(stored.verifierEncrypted, config.encryptionKey)
+          ? secretBox.open(stored.verifierEncrypted, config.encryptionKey, verifierContext(stored.stateHash))
           : null;
         // Whatever the provider read from the network, nothing but bounded strings reaches the store.
         const identities = checkedIdentities(

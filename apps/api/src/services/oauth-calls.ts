@@ -5,11 +5,18 @@ import { MASTODON_SCOPES, OAUTH_ENDPOINTS, registerMastodonApp, type TOAuthCall 
 export interface TConnectConfig {
   /** `PUBLIC_URL`: redirect URIs are `${publicUrl}/oauth/callback/<platform>`. */
   publicUrl: string;
+  /** Origins a connect's `redirect_uri` may point to (PUBLIC_URL's own and CONNECT_REDIRECT_ORIGINS). */
+  redirectOrigins: string[];
   oauthApps: Partial<Record<TPlatform, TOAuthAppEnv>>;
   networkBaseUrls: Partial<Record<TPlatform, string>>;
   apiVersions: Partial<Record<TPlatform, string>>;
   timeoutMs: number;
   encryptionKey: Buffer;
+}
+
+/** A Mastodon app's secret opens only in its own row (instance and redirect URI are its key). */
+function mastodonAppContext(instanceUrl: string, redirectUri: string): string {
+  return secretBox.sealContext('mastodon_apps', `${instanceUrl} ${redirectUri}`);
 }
 
 export function notConfigured(platform: TPlatform, missing: string[]): string {
@@ -45,7 +52,11 @@ export function createOAuthCalls(config: TConnectConfig, mastodonApps: TMastodon
       app = await mastodonApps.save({
         instanceUrl,
         clientId: registered.clientId,
-        clientSecretEncrypted: secretBox.seal(registered.clientSecret, config.encryptionKey),
+        clientSecretEncrypted: secretBox.seal(
+          registered.clientSecret,
+          config.encryptionKey,
+          mastodonAppContext(instanceUrl, redirectUri),
+        ),
         redirectUri,
         scopes,
       });
@@ -54,7 +65,11 @@ export function createOAuthCalls(config: TConnectConfig, mastodonApps: TMastodon
       platform: 'mastodon',
       app: {
         clientId: app.clientId,
-        clientSecret: secretBox.open(app.clientSecretEncrypted, config.encryptionKey),
+        clientSecret: secretBox.open(
+          app.clientSecretEncrypted,
+          config.encryptionKey,
+          mastodonAppContext(instanceUrl, redirectUri),
+        ),
         authorizeUrl: `${instanceUrl}/oauth/authorize`,
         tokenUrl: `${instanceUrl}/oauth/token`,
       },

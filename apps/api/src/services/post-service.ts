@@ -10,7 +10,7 @@ import {
   type TQueueState,
   UUID_PATTERN,
 } from '@sps/core';
-import type { TPostRepository } from '@sps/db';
+import type { TIdempotencyWrite, TPostRepository } from '@sps/db';
 import { enqueueDeleteRemote, type TQueues } from '@sps/queue';
 import type { TPostJobs } from './post-jobs.js';
 
@@ -19,6 +19,8 @@ export interface TPostServiceDeps {
   jobs: TPostJobs;
   queues: TQueues;
   now?: () => Date;
+  /** Told after every change a person could see in a list (the dashboard's live updates). */
+  onChange?: (accountId: string, postId: string | null) => void;
 }
 
 /** Per network, what a Variant A delete does with the published copy. */
@@ -45,13 +47,21 @@ export function notFound(id: string): AppError {
   });
 }
 
-export function createPostService({ posts, jobs, queues, now = () => new Date() }: TPostServiceDeps) {
+export function createPostService({
+  posts,
+  jobs,
+  queues,
+  now = () => new Date(),
+  onChange = () => undefined,
+}: TPostServiceDeps) {
   const service = {
     /** `style` names refused media items in the caller's field names (A `mediaUrls.0`, B `media.images.0`). */
     async create(
       accountId: string,
       changes: TPostChanges,
       style: TMediaFieldStyle = 'B',
+      /** Under an Idempotency-Key: the key's record, written in the same statement as the post. */
+      idempotency?: (post: TPostRecord) => TIdempotencyWrite,
     ): Promise<TPostRecord> {
       const normalised = normaliseModes(changes);
       const status: TPostStatus = normalised.scheduledFor ? 'scheduled' : 'draft';
@@ -64,8 +74,9 @@ export function createPostService({ posts, jobs, queues, now = () => new Date() 
         style,
         { draft: status === 'draft' && !normalised.queueState && !normalised.publishNow },
       );
-      const post = await posts.create(accountId, status, normalised, now());
+      const post = await posts.create(accountId, status, normalised, now(), idempotency);
       await jobs.afterSave(null, post);
+      onChange(accountId, post.id);
       return post;
     },
 
@@ -171,12 +182,15 @@ export function createPostService({ posts, jobs, queues, now = () => new Date() 
         );
       }
       await jobs.afterSave(outcome.before, outcome.post);
+      onChange(accountId, outcome.post.id);
       return outcome.post;
     },
 
     /** Undoes a create whose publish could not start: removes the post only if it is still an untouched draft. */
     async discardDraft(accountId: string, id: string): Promise<boolean> {
-      return posts.deleteUntouchedDraft(accountId, id);
+      const discarded = await posts.deleteUntouchedDraft(accountId, id);
+      if (discarded) onChange(accountId, id);
+      return discarded;
     },
 
     /** Removes the post from the service only (Variant B, and Variant A with deleteFromPlatforms=false). */
@@ -184,6 +198,7 @@ export function createPostService({ posts, jobs, queues, now = () => new Date() 
       const before = UUID_PATTERN.test(id) ? await posts.find(accountId, id) : null;
       if (!before || !(await posts.delete(accountId, id))) throw notFound(id);
       await jobs.afterDelete(before);
+      onChange(accountId, id);
     },
 
     /**
@@ -205,6 +220,7 @@ export function createPostService({ posts, jobs, queues, now = () => new Date() 
       if (!(await posts.softDelete(accountId, id, now()))) throw notFound(id);
       await enqueueDeleteRemote(queues, id);
       await jobs.afterDelete(before);
+      onChange(accountId, id);
       return Object.fromEntries(
         platforms.map((p) => [p, DELETE_SUPPORTED.has(p) ? 'deleting' : 'not_supported']),
       );
@@ -220,6 +236,7 @@ export function createPostService({ posts, jobs, queues, now = () => new Date() 
         });
       }
       await jobs.queueChanged(accountId);
+      onChange(accountId, id);
       return service.get(accountId, id);
     },
   };

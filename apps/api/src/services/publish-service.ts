@@ -2,6 +2,7 @@ import {
   AppError,
   findPublishProblems,
   hasPublishProblems,
+  idempotencyKeyInUse,
   publishProblemsError,
   type TAvailability,
   type TPlatform,
@@ -9,7 +10,13 @@ import {
   type TPostStatus,
   type TPublishable,
 } from '@sps/core';
-import type { TPlan, TPostRepository, TPublishRepository, TSocialAccountRepository } from '@sps/db';
+import type {
+  TIdempotencyWrite,
+  TPlan,
+  TPostRepository,
+  TPublishRepository,
+  TSocialAccountRepository,
+} from '@sps/db';
 import { enqueuePublish, removeSchedule, type TQueues } from '@sps/queue';
 import type { Logger } from 'pino';
 import { notFound } from './post-service.js';
@@ -25,6 +32,8 @@ export interface TPublishServiceDeps {
   waitMs: number;
   /** Variant A's monthly twitter allowance; without it nothing is counted. */
   twitterAllowance?: TTwitterAllowance;
+  /** Told when a publish or retry started (the post is now `publishing`), for the dashboard's live updates. */
+  onChange?: (accountId: string, postId: string) => void;
 }
 
 export interface TPublishStart {
@@ -130,6 +139,8 @@ export function createPublishService(deps: TPublishServiceDeps) {
       from: TPostStatus[],
       variant: 'A' | 'B',
       plan?: TPlan,
+      /** Under an Idempotency-Key: the key records the post and attempt in the statement that starts it. */
+      idempotency?: TIdempotencyWrite,
     ): Promise<TPublishStart> {
       let release: (() => Promise<void>) | undefined;
       try {
@@ -147,13 +158,16 @@ export function createPublishService(deps: TPublishServiceDeps) {
             accounts,
             expectUpdatedAt: post.updatedAt,
             clearQueue: true,
+            ...(idempotency ? { idempotency } : {}),
           });
           if (outcome.kind === 'changed') continue; // edited between the checks and the lock: check again
           if (outcome.kind === 'not_found') throw notFound(id);
           if (outcome.kind === 'not_publishable') throw notPublishable(outcome.status);
+          if (outcome.kind === 'key_lost') throw idempotencyKeyInUse();
           if (outcome.kind !== 'started') throw new AppError('internal_error', 'Unexpected publish outcome');
           release = undefined; // the publish started: the unit stays used
           await enqueue(id, outcome.attempt);
+          deps.onChange?.(accountId, id);
           if (post.status === 'scheduled' && post.scheduledFor) {
             await removeSchedule(queues, id, post.scheduledFor).catch(() => undefined);
           }
@@ -189,6 +203,7 @@ export function createPublishService(deps: TPublishServiceDeps) {
         });
       }
       await enqueue(id, outcome.attempt);
+      deps.onChange?.(accountId, id);
       return { post: outcome.post, attempt: outcome.attempt, platforms: failed };
     },
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import {
   AppError,
@@ -11,9 +11,10 @@ import {
   type TCreateWebhookInput,
   type TDeliveryPage,
   type TUpdateWebhookInput,
+  type TWebhookRecord,
   validationError,
 } from '@sps/core';
-import type { TWebhookRepository } from '@sps/db';
+import type { TIdempotencyWrite, TWebhookRepository } from '@sps/db';
 import { enqueueWebhookDelivery, type TQueues } from '@sps/queue';
 import type { Logger } from 'pino';
 
@@ -37,6 +38,20 @@ const notFound = () =>
 /** `whsec_` + base64 of 32 random bytes: 256 bits, in the form Standard Webhooks verifiers accept. */
 function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** The create answer: the only time the secret leaves the service. */
+function createdView(webhook: TWebhookRecord, secret: string) {
+  const view = presentWebhookB(webhook);
+  return {
+    id: view.id,
+    url: view.url,
+    events: view.events,
+    secret,
+    is_active: view.is_active,
+    created_at: view.created_at,
+    updated_at: view.updated_at,
+  };
 }
 
 export function createWebhookService(deps: TWebhookServiceDeps) {
@@ -64,17 +79,26 @@ export function createWebhookService(deps: TWebhookServiceDeps) {
   }
 
   return {
-    async create(accountId: string, input: TCreateWebhookInput) {
+    /** `idempotency` gets the answer and returns the key's record, written in the webhook's transaction. */
+    async create(
+      accountId: string,
+      input: TCreateWebhookInput,
+      idempotency?: (answer: ReturnType<typeof createdView>) => TIdempotencyWrite,
+    ) {
       await assertPublicUrl(input.url);
       const secret = newSecret();
+      // The id is chosen here so the secret is sealed for its own row (it opens nowhere else).
+      const id = randomUUID();
       const webhook = await deps.webhooks.create(
         {
+          id,
           accountId,
           url: input.url,
           events: input.events,
-          secretEncrypted: secretBox.seal(secret, deps.encryptionKey),
+          secretEncrypted: secretBox.seal(secret, deps.encryptionKey, secretBox.sealContext('webhooks', id)),
         },
         MAX_WEBHOOKS_PER_ACCOUNT,
+        idempotency ? (made) => idempotency(createdView(made, secret)) : undefined,
       );
       if ('limit' in webhook) {
         throw new AppError('conflict', `webhooks: an account may have at most ${webhook.limit} webhooks`, {
@@ -83,17 +107,7 @@ export function createWebhookService(deps: TWebhookServiceDeps) {
           details: { limit: webhook.limit },
         });
       }
-      const view = presentWebhookB(webhook);
-      // The only time the secret leaves the service.
-      return {
-        id: view.id,
-        url: view.url,
-        events: view.events,
-        secret,
-        is_active: view.is_active,
-        created_at: view.created_at,
-        updated_at: view.updated_at,
-      };
+      return createdView(webhook, secret);
     },
 
     async list(accountId: string) {

@@ -9,6 +9,7 @@ import {
 } from '@sps/core';
 import { type Response, Router } from 'express';
 import { authOf } from '../http/auth.js';
+import { idempotencyOf, type TIdempotent } from '../http/idempotency.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService, TPublishStart } from '../services/publish-service.js';
 import { requireActivePlan } from './plan-guard.js';
@@ -45,7 +46,11 @@ function publishResults(post: TPostRecord, platforms: TPlatform[]) {
     );
 }
 
-export function postsRouterA(posts: TPostService, publishing: TPublishService): Router {
+export function postsRouterA(
+  posts: TPostService,
+  publishing: TPublishService,
+  idempotent: TIdempotent,
+): Router {
   const router = Router();
 
   async function publishAndWait(accountId: string, started: TPublishStart) {
@@ -92,10 +97,27 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
     res.end(`],"total":${total},"hasMore":${hasMore}${hasMore ? `,"nextOffset":${offset + written}` : ''}}`);
   });
 
-  router.post('/posts', async (req, res) => {
+  router.post('/posts', idempotent('create_post.A'), async (req, res) => {
     const auth = authOf(req);
     requireActivePlan(auth);
     const changes = parseCreatePostA(req.body, new Date());
+    const key = idempotencyOf(req);
+    // The first request with this key crashed after creating its post: publish that one (or wait for the
+    // publish it started) instead of creating another. A post discarded since (its publish was refused) is
+    // made again.
+    const made =
+      key?.resume && changes.publishNow
+        ? await posts.get(auth.accountId, key.resume.resourceId).catch(() => null)
+        : null;
+    if (made) {
+      const started =
+        made.status === 'draft' && made.publishAttempt === 0
+          ? await publishing.start(auth.accountId, made.id, ['draft'], 'A', auth.plan, key?.effectOnly())
+          : { post: made, attempt: made.publishAttempt, platforms: made.platforms };
+      const outcome = await publishAndWait(auth.accountId, started);
+      res.status(201).json({ success: true, post: outcome.post, publishResults: outcome.publishResults });
+      return;
+    }
     // Every create listing twitter, draft or not, is refused once the month's twitter allowance is used up.
     await publishing.ensureTwitterAllowance(auth.accountId, auth.plan, changes.platforms ?? []);
     if (changes.publishNow) {
@@ -111,13 +133,25 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
         'A',
       );
     }
-    const created = await posts.create(auth.accountId, changes, 'A');
+    // Without publishing the answer is known before the insert and goes into the same statement; with
+    // publishing the key records the post, and the answer is stored once publishing has its outcome.
+    const created = await posts.create(
+      auth.accountId,
+      changes,
+      'A',
+      key
+        ? (post) =>
+            changes.publishNow
+              ? key.effectOnly()
+              : key.withAnswer(201, { success: true, post: presentPostA(post) })
+        : undefined,
+    );
     if (!changes.publishNow) {
       res.status(201).json({ success: true, post: presentPostA(created) });
       return;
     }
     const started = await publishing
-      .start(auth.accountId, created.id, ['draft'], 'A', auth.plan)
+      .start(auth.accountId, created.id, ['draft'], 'A', auth.plan, key?.effectOnly())
       .catch(async (error: unknown) => {
         // The caller gets an error, so no post may stay behind: a retry of the request would make two.
         // Only an untouched draft goes: one that started publishing after all stays (and is published).
@@ -177,10 +211,28 @@ export function postsRouterA(posts: TPostService, publishing: TPublishService): 
     res.json({ success: true, id: post.id, deleted: true, deleteFromPlatforms, platformDeletions });
   });
 
-  router.post('/posts/:id/publish', async (req, res) => {
+  router.post('/posts/:id/publish', idempotent<{ id: string }>('publish_post.A'), async (req, res) => {
     const auth = authOf(req);
     requireActivePlan(auth);
-    const started = await publishing.start(auth.accountId, req.params.id, [...PUBLISHABLE_A], 'A', auth.plan);
+    const key = idempotencyOf(req);
+    // The first request with this key crashed after starting the publish: wait for that attempt instead.
+    const resumed = key?.resume
+      ? await posts.get(auth.accountId, key.resume.resourceId).catch(() => null)
+      : null;
+    const started = resumed
+      ? {
+          post: resumed,
+          attempt: key?.resume?.attempt ?? resumed.publishAttempt,
+          platforms: resumed.platforms,
+        }
+      : await publishing.start(
+          auth.accountId,
+          req.params.id,
+          [...PUBLISHABLE_A],
+          'A',
+          auth.plan,
+          key?.effectOnly(),
+        );
     res.json(await publishAndWait(auth.accountId, started));
   });
 

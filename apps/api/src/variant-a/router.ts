@@ -2,6 +2,7 @@ import { type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, authenticate } from '../http/auth.js';
 import { errorHandler, notFoundRoute } from '../http/error-handler.js';
+import type { TIdempotent } from '../http/idempotency.js';
 import { jsonBody } from '../http/json-body.js';
 import { undecodableParam } from '../http/path-params.js';
 import type { TRateLimits } from '../http/rate-limit.js';
@@ -22,6 +23,8 @@ export interface TVariantADeps {
   logger: Logger;
   bodyLimit: string;
   rateLimits: TRateLimits;
+  /** `Idempotency-Key` on the routes that make something (see http/idempotency.ts). */
+  idempotent: TIdempotent;
   /** Replaces API-key authentication (the dashboard authenticates by session and sets the same `req.auth`). */
   authenticate?: RequestHandler;
 }
@@ -42,7 +45,7 @@ export function variantARouter(deps: TVariantADeps): Router {
   // After parsing: whether create/update publishes depends on `published` in the body.
   router.use(deps.rateLimits.publishA);
   router.use(metricsRouterA(deps.engagement));
-  router.use(postsRouterA(deps.posts, deps.publishing));
+  router.use(postsRouterA(deps.posts, deps.publishing, deps.idempotent));
   router.use(accountsRouterA(deps.accounts));
   router.use(notFoundRoute);
   router.use(undecodable);

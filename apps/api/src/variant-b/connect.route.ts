@@ -1,5 +1,6 @@
 import { connectSelectionOf, parseConnectCredentialsB, parseConnectStartB, presentAccountB } from '@sps/core';
 import { Router } from 'express';
+import { SessionStore } from '../dashboard/session-store.js';
 import { authOf } from '../http/auth.js';
 import type { TConnectService } from '../services/connect-service.js';
 
@@ -14,6 +15,8 @@ export function connectRouterB(connect: TConnectService): Router {
       redirectUri: input.redirect_uri,
       instance: input.instance,
       selection: connectSelectionOf(input),
+      // Started from the dashboard (the same router behind the session): bound to that session.
+      sessionHash: req.session ? SessionStore.hashOf(req.session.id) : null,
     });
     res.json({ url: started.url, state: started.state, expires_at: started.expiresAt.toISOString() });
   });

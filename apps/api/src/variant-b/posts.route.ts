@@ -1,15 +1,26 @@
 import { parseCreatePostB, parseListQueryB, parseUpdatePostB, presentPostB } from '@sps/core';
 import { Router } from 'express';
 import { authOf } from '../http/auth.js';
+import { idempotencyOf, type TIdempotent } from '../http/idempotency.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
 
-export function postsRouterB(posts: TPostService, publishing: TPublishService): Router {
+export function postsRouterB(
+  posts: TPostService,
+  publishing: TPublishService,
+  idempotent: TIdempotent,
+): Router {
   const router = Router();
 
-  router.post('/posts', async (req, res) => {
+  router.post('/posts', idempotent('create_post.B'), async (req, res) => {
     const changes = parseCreatePostB(req.body, new Date());
-    const post = await posts.create(authOf(req).accountId, changes);
+    const key = idempotencyOf(req);
+    const post = await posts.create(
+      authOf(req).accountId,
+      changes,
+      'B',
+      key ? (made) => key.withAnswer(201, presentPostB(made)) : undefined,
+    );
     res.status(201).json(presentPostB(post));
   });
 
@@ -31,8 +42,22 @@ export function postsRouterB(posts: TPostService, publishing: TPublishService): 
   });
 
   /** Answers at once with the post in `publishing`; results fill in as each network completes. */
-  router.post('/posts/:id/publish', async (req, res) => {
-    const started = await publishing.start(authOf(req).accountId, req.params.id, ['draft', 'scheduled'], 'B');
+  router.post('/posts/:id/publish', idempotent<{ id: string }>('publish_post.B'), async (req, res) => {
+    const { accountId } = authOf(req);
+    const key = idempotencyOf(req);
+    if (key?.resume) {
+      // The first request with this key crashed after starting the publish: answer with the post now.
+      res.json(presentPostB(await posts.get(accountId, key.resume.resourceId)));
+      return;
+    }
+    const started = await publishing.start(
+      accountId,
+      req.params.id,
+      ['draft', 'scheduled'],
+      'B',
+      undefined,
+      key?.effectOnly(),
+    );
     res.json(presentPostB(started.post));
   });
 

@@ -3,6 +3,7 @@ import { type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, authenticate } from '../http/auth.js';
 import { errorHandler, notFoundRoute } from '../http/error-handler.js';
+import type { TIdempotent } from '../http/idempotency.js';
 import { jsonBody } from '../http/json-body.js';
 import { undecodableParam } from '../http/path-params.js';
 import type { TRateLimits } from '../http/rate-limit.js';
@@ -30,6 +31,8 @@ export interface TVariantBDeps {
   logger: Logger;
   bodyLimit: string;
   rateLimits: TRateLimits;
+  /** `Idempotency-Key` on the routes that make something (see http/idempotency.ts). */
+  idempotent: TIdempotent;
   /** Replaces API-key authentication (the dashboard authenticates by session and sets the same `req.auth`). */
   authenticate?: RequestHandler;
 }
@@ -46,10 +49,10 @@ export function variantBRouter(deps: TVariantBDeps): Router {
   router.use(deps.rateLimits.perKeyB);
   router.use(jsonBody(deps.bodyLimit));
   router.use(metricsRouterB(deps.engagement));
-  router.use(postsRouterB(deps.posts, deps.publishing));
+  router.use(postsRouterB(deps.posts, deps.publishing, deps.idempotent));
   router.use(accountsRouterB(deps.accounts, deps.settings));
   router.use(connectRouterB(deps.connect));
-  router.use(webhooksRouterB(deps.webhooks));
+  router.use(webhooksRouterB(deps.webhooks, deps.idempotent));
   router.use(notFoundRoute);
   router.use(undecodable);
   router.use(errorHandler('B', deps.logger));

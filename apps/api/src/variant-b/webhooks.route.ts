@@ -1,14 +1,20 @@
 import { parseCreateWebhookB, parseDeliveryPage, parseUpdateWebhookB } from '@sps/core';
 import { Router } from 'express';
 import { authOf } from '../http/auth.js';
+import { idempotencyOf, type TIdempotent } from '../http/idempotency.js';
 import type { TWebhookService } from '../services/webhook-service.js';
 
 /** `/v1/webhooks`: registration (secret in the create response only), delivery history, manual retry. */
-export function webhooksRouterB(webhooks: TWebhookService): Router {
+export function webhooksRouterB(webhooks: TWebhookService, idempotent: TIdempotent): Router {
   const router = Router();
 
-  router.post('/webhooks', async (req, res) => {
-    const created = await webhooks.create(authOf(req).accountId, parseCreateWebhookB(req.body));
+  router.post('/webhooks', idempotent('create_webhook.B'), async (req, res) => {
+    const key = idempotencyOf(req);
+    const created = await webhooks.create(
+      authOf(req).accountId,
+      parseCreateWebhookB(req.body),
+      key ? (answer) => key.withAnswer(201, answer) : undefined,
+    );
     res.status(201).json(created);
   });
 

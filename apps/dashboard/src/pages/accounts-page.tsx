@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, type TConnectOption, type TSocialAccountView } from '../api.js';
+import { useFallbackInterval } from '../live-updates.js';
 import { asApiError, localTime } from '../ui.js';
 import { ConnectPanel, networkName, reconnectExtra, startConnect } from './connect-panel.js';
 
@@ -23,6 +24,8 @@ function callbackError(platform: string, code: string): string {
       return 'The Facebook Page you named is not among the Pages you granted. Connect again and grant it.';
     case 'no_organization':
       return 'You are not an administrator of that LinkedIn organization page (or of any, when none was named). Ask an administrator of the page to add you, then connect again.';
+    case 'session_mismatch':
+      return `This ${name} connection was started in another dashboard session (or you signed out meanwhile), so it was not connected here. Start connecting again from this page.`;
     case 'not_configured':
       return `Connecting ${name} is not configured on this server.`;
     default:
@@ -45,11 +48,31 @@ function readReturn(): TReturn | null {
   return { platform, accountIds: ids, error: params.get('error') };
 }
 
+/** What the network granted, and what a reconnect would add (a permission unticked, or asked since). */
+function Permissions({ account }: { account: TSocialAccountView }) {
+  const missing = account.reconnect_to_grant ?? [];
+  return (
+    <>
+      {account.permissions && (
+        <div className="muted permissions">Permissions: {account.permissions.join(', ')}</div>
+      )}
+      {missing.length > 0 && (
+        <div className="error permissions-missing">
+          Missing {missing.length === 1 ? 'a permission' : 'permissions'}: reconnect to grant{' '}
+          {missing.join(', ')}. Posts that need {missing.length === 1 ? 'it' : 'them'} fail until then.
+        </div>
+      )}
+    </>
+  );
+}
+
 export function AccountsPage() {
   const client = useQueryClient();
   const accounts = useQuery({
     queryKey: ['accounts'],
     queryFn: () => api<{ accounts: TSocialAccountView[] }>('GET', '/v1/accounts'),
+    // A connect finished in another tab arrives on the live stream (account.connected); this is the fallback.
+    refetchInterval: useFallbackInterval(),
   });
   const options = useQuery({
     queryKey: ['connect-options'],
@@ -143,6 +166,7 @@ export function AccountsPage() {
                 <td>
                   {a.account_name}
                   {a.instance_url && <span className="muted"> ({a.instance_url})</span>}
+                  <Permissions account={a} />
                 </td>
                 <td className={`state-${state(a).replace(' ', '-')}`}>{state(a)}</td>
                 <td>

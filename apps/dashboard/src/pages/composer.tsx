@@ -9,10 +9,11 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type ApiError, api, type TPostView, type TSocialAccountView } from '../api.js';
 import { asApiError, FieldError } from '../ui.js';
+import { NetworkPreview } from './network-preview.js';
 
 /** Variant A's networks: only they can join the interval queue. */
 const QUEUE_NETWORKS = new Set(['twitter', 'threads', 'bluesky', 'linkedin', 'mastodon']);
-type TAction = 'draft' | 'publish' | 'queue' | 'save';
+type TAction = 'draft' | 'publish' | 'queue' | 'save' | 'save-publish';
 
 /** An ISO instant as the value of a datetime-local input, in the viewer's time zone. */
 function toLocalInput(iso: string | null): string {
@@ -125,12 +126,17 @@ export function Composer({
     try {
       const media = urls.length > 0 ? { images: urls.map((url) => ({ url })) } : undefined;
       let created: TPostView;
-      if (action === 'save' && post) {
+      if ((action === 'save' || action === 'save-publish') && post) {
         const changes = changesOf(post, { content, platforms, segments, mediaUrls, scheduledFor }, urls);
         let message = 'Nothing was changed.';
         if (Object.keys(changes).length > 0) {
           const saved = await api<TPostView>('PUT', `/v1/posts/${post.id}`, changes);
           message = `Saved; the post is now ${saved.status === 'scheduled' ? 'scheduled' : 'a draft'}.`;
+        }
+        if (action === 'save-publish') {
+          // The saved post is published as it is stored (Variant B publish): what was just saved goes out.
+          await api('POST', `/v1/posts/${post.id}/publish`);
+          message = 'Saved and publishing: the results appear in its row.';
         }
         await client.invalidateQueries({ queryKey: ['posts'] });
         onDone?.(message);
@@ -265,6 +271,11 @@ export function Composer({
       />
       <FieldError id="scheduled-error" message={error?.forField('scheduled_for')} />
 
+      <details className="preview-box">
+        <summary>Preview on each network</summary>
+        <NetworkPreview platforms={platforms} texts={texts} />
+      </details>
+
       {error && !['content', 'platforms', 'media', 'scheduled_for'].some((f) => error.forField(f)) && (
         <p role="alert" className="error">
           {error.readable}
@@ -276,6 +287,15 @@ export function Composer({
           <button type="submit" disabled={busy || violations.length > 0}>
             Save changes
           </button>
+          {(post.status === 'draft' || post.status === 'scheduled') && (
+            <button
+              type="button"
+              disabled={busy || violations.length > 0}
+              onClick={() => submit('save-publish')}
+            >
+              Save and publish
+            </button>
+          )}
           <button type="button" className="secondary" onClick={() => onDone?.()}>
             Cancel editing
           </button>

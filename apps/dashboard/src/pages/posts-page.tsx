@@ -1,8 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, type TPostView } from '../api.js';
+import { useFallbackInterval } from '../live-updates.js';
 import { asApiError, localTime } from '../ui.js';
 import { Composer } from './composer.js';
+import { PostActions, type TQueueState } from './post-actions.js';
 
 /** What Variant B lets a person change: drafts, scheduled posts and failed ones (which become drafts). */
 const EDITABLE = new Set(['draft', 'scheduled', 'failed']);
@@ -74,11 +76,13 @@ function Results({ post }: { post: TPostView }) {
               {p}: {post.status === 'publishing' ? 'publishing…' : '—'}
             </li>
           );
+        // While other networks are still going, a copy that is out is "sent": "published" is said with the
+        // post's final status, which comes in the same answer (no row says published while still publishing).
         return r.success ? (
           <li key={p}>
             {p}:{' '}
             <a href={r.post_url} target="_blank" rel="noreferrer">
-              published
+              {post.status === 'publishing' ? 'sent' : 'published'}
             </a>
           </li>
         ) : (
@@ -141,13 +145,35 @@ function DeleteControls({ post, onDeleted }: { post: TPostView; onDeleted: (noti
   );
 }
 
+/** Variant B's view has no queue state: Variant A's list says which posts are queued or pending approval. */
+function useQueueStates(interval: number | false): Map<string, TQueueState> {
+  const list = (status: 'queued' | 'pending') =>
+    api<{ posts: { id: string }[] }>('GET', `/a/posts?status=${status}&limit=100`);
+  const queued = useQuery({
+    queryKey: ['posts', 'queued'],
+    queryFn: () => list('queued'),
+    refetchInterval: interval,
+  });
+  const pending = useQuery({
+    queryKey: ['posts', 'pending'],
+    queryFn: () => list('pending'),
+    refetchInterval: interval,
+  });
+  const states = new Map<string, TQueueState>();
+  for (const p of queued.data?.posts ?? []) states.set(p.id, 'queued');
+  for (const p of pending.data?.posts ?? []) states.set(p.id, 'pending');
+  return states;
+}
+
 export function PostsPage() {
+  // Changes arrive on the live stream (see live-updates.ts); only while it is down do the lists poll.
+  const interval = useFallbackInterval();
   const posts = useQuery({
     queryKey: ['posts'],
     queryFn: () => api<{ posts: TPostView[]; total: number }>('GET', '/v1/posts?limit=100'),
-    // Results appear without a reload: poll while anything is publishing.
-    refetchInterval: (q) => (q.state.data?.posts.some((p) => p.status === 'publishing') ? 1500 : 15_000),
+    refetchInterval: interval,
   });
+  const queueStates = useQueueStates(interval);
   const [editing, setEditing] = useState<TPostView | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const list = posts.data?.posts ?? [];
@@ -170,7 +196,7 @@ export function PostsPage() {
       <Calendar posts={list} />
       <section aria-labelledby="list-title">
         <h2 id="list-title">All posts ({posts.data?.total ?? 0})</h2>
-        <table>
+        <table className="posts">
           <thead>
             <tr>
               <th scope="col">Content</th>
@@ -184,14 +210,18 @@ export function PostsPage() {
           <tbody>
             {list.map((p) => (
               <tr key={p.id} data-post-id={p.id}>
-                <td>{p.content.slice(0, 120)}</td>
-                <td className={`status-${p.status}`}>{p.status}</td>
-                <td>{p.platforms.join(', ')}</td>
-                <td>{when(p.scheduled_for)}</td>
-                <td>
+                <td data-label="Content">{p.content.slice(0, 120)}</td>
+                <td data-label="Status" className={`status-${p.status}`}>
+                  {p.status}
+                  {queueStates.get(p.id) === 'queued' && ' · queued'}
+                  {queueStates.get(p.id) === 'pending' && ' · pending approval'}
+                </td>
+                <td data-label="Networks">{p.platforms.join(', ')}</td>
+                <td data-label="Scheduled for">{when(p.scheduled_for)}</td>
+                <td data-label="Results">
                   <Results post={p} />
                 </td>
-                <td>
+                <td data-label="Actions">
                   <div className="actions">
                     {EDITABLE.has(p.status) && (
                       <button
@@ -205,6 +235,7 @@ export function PostsPage() {
                         Edit
                       </button>
                     )}
+                    <PostActions post={p} queueState={queueStates.get(p.id) ?? null} />
                     <DeleteControls
                       post={p}
                       onDeleted={(message) => {

@@ -31,6 +31,11 @@ export interface TAuthServerConfig {
     kind: 'invalid_client' | 'invalid_grant' | 'invalid_request',
     description: string,
   ): void;
+  /**
+   * Where the code answer says what was granted: `scope` (RFC 6749 §5.1), Instagram's `permissions`, or
+   * nowhere (Threads, Facebook: the grant is read with GET /me/permissions where the network offers it).
+   */
+  grantField?: 'scope' | 'permissions' | 'none';
   /** Extra fields of a successful token answer (TikTok `open_id`, Meta `user_id`). */
   extra?(user: string): Record<string, unknown>;
 }
@@ -94,6 +99,23 @@ function authenticateClient(
   return id;
 }
 
+/**
+ * What the person granted: the scopes asked, less those unticked on the page (`granted_scope` boxes sent
+ * with `scope_choice`) or listed in `sim_withhold` (tests). Never more than was asked.
+ */
+function grantedOf(req: Request, p: Record<string, string>, separator: string): string {
+  const asked = (p.scope ?? '').split(separator).filter(Boolean);
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  let granted = asked;
+  if (p.scope_choice === '1') {
+    const ticked = body.granted_scope;
+    const list = Array.isArray(ticked) ? ticked : typeof ticked === 'string' ? [ticked] : [];
+    granted = asked.filter((s) => list.includes(s));
+  }
+  const withheld = (p.sim_withhold ?? '').split(/[ ,]+/).filter(Boolean);
+  return granted.filter((s) => !withheld.includes(s)).join(separator);
+}
+
 function s256(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
 }
@@ -137,12 +159,19 @@ export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServ
       .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
       .join('');
     const scopes = (p.scope ?? '').split(cfg.scopeSeparator).filter(Boolean);
+    // Each permission can be unticked, as on Meta's and Google's consent screens (granular consent).
+    const boxes = scopes
+      .map(
+        (s) =>
+          `<label><input type="checkbox" name="granted_scope" value="${escapeHtml(s)}" checked> ${escapeHtml(s)}</label><br>`,
+      )
+      .join('');
     res
       .type('html')
       .send(
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorize (simulated ${cfg.platform})</title></head><body>` +
           `<h1>Simulated ${escapeHtml(cfg.platform)}</h1><p>An app asks to: ${scopes.map(escapeHtml).join(', ') || '(no scopes)'}</p>` +
-          `<form method="post">${hidden}<label>Sign in as <input name="sim_user" value="sim_user"></label> ` +
+          `<form method="post">${hidden}<input type="hidden" name="scope_choice" value="1">${boxes}<label>Sign in as <input name="sim_user" value="sim_user"></label> ` +
           `<button name="decision" value="allow">Authorize app</button> <button name="decision" value="deny">Cancel</button></form></body></html>`,
       );
   });
@@ -167,7 +196,7 @@ export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServ
         challenge: p.code_challenge ?? null,
         challengeMethod: p.code_challenge_method ?? null,
         user: (p.sim_user || 'sim_user').slice(0, 64),
-        scopes: p.scope ?? '',
+        scopes: grantedOf(req, p, cfg.scopeSeparator),
       },
       cfg.codeTtlSeconds,
     );
@@ -212,9 +241,10 @@ export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServ
         scopes: code.scopes,
         ...(cfg.codeGrantAccessSeconds !== undefined ? { accessSeconds: cfg.codeGrantAccessSeconds } : {}),
       });
+      const field = cfg.grantField ?? 'scope';
       return res.json({
         ...tokenAnswer(issued),
-        scope: code.scopes,
+        ...(field === 'none' ? {} : { [field]: code.scopes }),
         ...(cfg.extra?.(code.user) ?? {}),
       });
     }
@@ -234,6 +264,8 @@ export function registerAuthServer(router: Router, sim: SimState, cfg: TAuthServ
       });
       return res.json({
         ...tokenAnswer(issued),
+        // The refresh answer restates the grant where the code answer does (RFC 6749 §5.1).
+        ...((cfg.grantField ?? 'scope') === 'scope' ? { scope: found.scopes } : {}),
         ...(cfg.extra?.(found.user) ?? {}),
       });
     }

@@ -163,6 +163,20 @@ export function registerIdentitySims(routerOf: (platform: TPlatform) => Router, 
       }),
     graphUnauthorized,
   );
+  // What the person granted: https://developers.facebook.com/docs/graph-api/reference/user/permissions/
+  identity(
+    'facebook',
+    'get',
+    '/v25.0/me/permissions',
+    (_user, req, res) =>
+      res.json({
+        data: (store.tokens.get(bearerOf(req) ?? '')?.scopes ?? '')
+          .split(/[ ,]+/)
+          .filter(Boolean)
+          .map((permission) => ({ permission, status: 'granted' })),
+      }),
+    graphUnauthorized,
+  );
   // https://docs.joinmastodon.org/methods/accounts/#verify_credentials
   identity(
     'mastodon',

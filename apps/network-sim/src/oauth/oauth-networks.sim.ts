@@ -105,17 +105,27 @@ const SERVERS: TAuthServerConfig[] = [
   },
   {
     // https://developers.tiktok.com/doc/oauth-user-access-token-management: `client_key`, body auth,
-    // rotating refresh tokens (the previous one stops working).
+    // rotating refresh tokens (the previous one stops working); PKCE optional on the web (`code_verifier`
+    // "required for mobile and desktop app only"), checked when the authorization carried a challenge.
     platform: 'tiktok',
     authorizePath: '/v2/auth/authorize/',
     tokenPath: '/v2/oauth/token/',
     clientIdParam: 'client_key',
     clientAuth: 'body',
-    pkce: 'none',
+    pkce: 'optional',
     refresh: 'rotating',
     codeTtlSeconds: 600,
     scopeSeparator: ',',
     refuse(res, kind, description) {
+      // A verifier that does not match: TikTok's own words, as integrators report them.
+      if (description.startsWith('code_verifier')) {
+        res.status(400).json({
+          error: 'invalid_request',
+          error_description: 'Code verifier or code challenge is invalid.',
+          log_id: 'SIMLOG0001',
+        });
+        return;
+      }
       res
         .status(kind === 'invalid_client' ? 401 : 400)
         .json({ error: kind, error_description: description, log_id: 'SIMLOG0001' });
@@ -129,6 +139,8 @@ const SERVERS: TAuthServerConfig[] = [
     authorizePath: '/oauth/authorize',
     tokenPath: '/oauth/access_token',
     ...META_CODE_GRANT,
+    // The answer is `{access_token, user_id}`: it does not say which permissions were granted.
+    grantField: 'none',
     codeTtlSeconds: 600,
     refuse: graphRefusal,
   },
@@ -138,6 +150,8 @@ const SERVERS: TAuthServerConfig[] = [
     authorizePath: '/oauth/authorize',
     tokenPath: '/oauth/access_token',
     ...META_CODE_GRANT,
+    // `{access_token, user_id, permissions}` (comma-separated).
+    grantField: 'permissions',
     codeTtlSeconds: 3600,
     refuse(res, _kind, description) {
       res.status(400).json({ error_type: 'OAuthException', code: 400, error_message: description });
@@ -151,6 +165,8 @@ const SERVERS: TAuthServerConfig[] = [
     tokenPath: '/v25.0/oauth/access_token',
     tokenMethod: 'GET',
     ...META_CODE_GRANT,
+    // `{access_token, token_type, expires_in}`; the grant is read with GET /me/permissions.
+    grantField: 'none',
     codeTtlSeconds: 600,
     refuse: graphRefusal,
   },

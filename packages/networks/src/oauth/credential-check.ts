@@ -184,6 +184,7 @@ async function checkBluesky(
       ...(session.extra ? { extra: session.extra } : {}),
     },
     tokenExpiresAt: session.expiresAt,
+    permissions: null,
   };
 }
 
@@ -193,7 +194,13 @@ function botIdentity(
   accountName: string,
   input: Record<string, string>,
 ): TConnectedIdentity {
-  return { externalId, accountName, credentials: { token: input.bot_token ?? '' }, tokenExpiresAt: null };
+  return {
+    externalId,
+    accountName,
+    credentials: { token: input.bot_token ?? '' },
+    tokenExpiresAt: null,
+    permissions: null,
+  };
 }
 
 /**

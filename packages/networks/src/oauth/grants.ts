@@ -1,4 +1,5 @@
 import type { TSocialCredentials } from '@sps/core';
+import { parseScopes } from '@sps/core';
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from 'arctic';
 import { expiresIn, OAuthError, type TOAuthCall, type TTokenSet } from './oauth-types.js';
 import { jsonRequest } from './token-http.js';
@@ -77,8 +78,11 @@ function clientForm(call: TOAuthCall, style: TGrantStyle): Record<string, string
 export function fromTokenBody(data: Record<string, unknown>): TTokenSet {
   if (typeof data.access_token !== 'string' || !data.access_token)
     throw new OAuthError('invalid', 'The token endpoint answered without an access token');
+  // `scope` (RFC 6749 §5.1; X, Google, LinkedIn, TikTok, Mastodon), `permissions` (Instagram's code answer).
+  const scopes = parseScopes(data.scope ?? data.permissions);
   return {
     accessToken: data.access_token,
+    ...(scopes ? { scopes } : {}),
     refreshToken: typeof data.refresh_token === 'string' ? data.refresh_token : undefined,
     expiresAt: expiresIn(data.expires_in),
     refreshExpiresAt: expiresIn(data.refresh_token_expires_in ?? data.refresh_expires_in),

@@ -72,6 +72,7 @@ export const mastodonOAuth: TOAuthProvider = {
         accountName: me.acct ?? me.username ?? me.id,
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
+        permissions: tokens.scopes ?? null,
       },
     ];
   },

@@ -1,3 +1,4 @@
+import { parseScopes, requestedScopes } from '@sps/core';
 import { answerField } from './answers.js';
 import { buildAuthorizeUrl, codeGrant, credentialsOf, fromTokenBody } from './grants.js';
 import { OAuthError, type TOAuthCall, type TOAuthProvider, type TTokenSet } from './oauth-types.js';
@@ -79,7 +80,7 @@ function metaRefreshDueAt(expiresAt: Date | null, issuedAt: Date | null): Date |
  */
 export const threadsOAuth: TOAuthProvider = {
   platform: 'threads',
-  scopes: ['threads_basic', 'threads_content_publish'],
+  scopes: requestedScopes('threads'),
   pkce: false,
   rotatingRefresh: false,
   authorizeUrl: (call, state) =>
@@ -101,6 +102,7 @@ export const threadsOAuth: TOAuthProvider = {
         accountName: answerField(me.username, 'username'),
         credentials: credentialsOf(long),
         tokenExpiresAt: long.expiresAt,
+        permissions: short.scopes ?? long.scopes ?? null,
       },
     ];
   },
@@ -118,7 +120,7 @@ export const threadsOAuth: TOAuthProvider = {
  */
 export const instagramOAuth: TOAuthProvider = {
   platform: 'instagram',
-  scopes: ['instagram_business_basic', 'instagram_business_content_publish'],
+  scopes: requestedScopes('instagram'),
   pkce: false,
   rotatingRefresh: false,
   authorizeUrl: (call, state) =>
@@ -143,6 +145,7 @@ export const instagramOAuth: TOAuthProvider = {
         accountName: answerField(me.username, 'username'),
         credentials: credentialsOf(long),
         tokenExpiresAt: long.expiresAt,
+        permissions: short.scopes ?? long.scopes ?? null,
       },
     ];
   },
@@ -161,7 +164,7 @@ export const instagramOAuth: TOAuthProvider = {
  */
 export const facebookOAuth: TOAuthProvider = {
   platform: 'facebook',
-  scopes: ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'],
+  scopes: requestedScopes('facebook'),
   pkce: false,
   rotatingRefresh: false,
   authorizeUrl: (call, state) =>
@@ -204,6 +207,19 @@ export const facebookOAuth: TOAuthProvider = {
       timeoutMs: call.timeoutMs,
       signal: call.signal,
     });
+    // What the person granted (they may untick permissions in the dialog): GET /me/permissions.
+    // https://developers.facebook.com/docs/graph-api/reference/user/permissions/
+    const permissions = await jsonRequest<{ data?: { permission?: unknown; status?: unknown }[] }>({
+      method: 'GET',
+      url: `${graph}/me/permissions`,
+      searchParams: { limit: '100' },
+      bearer: long.accessToken,
+      timeoutMs: call.timeoutMs,
+      signal: call.signal,
+    });
+    const scopes = parseScopes(
+      (permissions.data ?? []).filter((p) => p.status === 'granted').map((p) => p.permission),
+    );
     const granted = (pages.data ?? []).filter((p) => p.id && p.access_token);
     const chosen = selection ? granted.filter((p) => p.id === selection) : granted;
     if (chosen.length === 0)
@@ -217,6 +233,7 @@ export const facebookOAuth: TOAuthProvider = {
       accountName: answerField(page.name, 'page name'),
       credentials: { token: answerField(page.access_token, 'page token') },
       tokenExpiresAt: null,
+      permissions: scopes,
     }));
   },
   refreshDueAt: () => null,

@@ -36,7 +36,9 @@ export const OAUTH_ENDPOINTS: Partial<Record<TPlatform, { authorizeUrl: string; 
     tokenUrl: 'https://open.tiktokapis.com/v2/oauth/token/',
   },
   threads: {
-    authorizeUrl: 'https://threads.net/oauth/authorize',
+    // The Authorization Window as Meta documents it now (threads.net redirects there).
+    // https://developers.facebook.com/documentation/threads/get-started/get-access-tokens-and-permissions
+    authorizeUrl: 'https://threads.com/oauth/authorize',
     tokenUrl: 'https://graph.threads.net/oauth/access_token',
   },
   instagram: {

@@ -32,6 +32,8 @@ export interface TTokenSet {
   refreshExpiresAt?: Date | null | undefined;
   /** Replaces the stored `extra` (Bluesky: the app password kept, the PDS from the session's DID document). */
   extra?: Record<string, string> | undefined;
+  /** The scopes the token answer says were granted (`scope`); absent when the network does not say. */
+  scopes?: string[] | undefined;
 }
 
 /** One network identity a completed flow connects (Facebook may give several pages). */
@@ -40,6 +42,8 @@ export interface TConnectedIdentity {
   accountName: string;
   credentials: TSocialCredentials;
   tokenExpiresAt: Date | null;
+  /** The scopes the network granted (the person may have unticked some); null when it does not say. */
+  permissions: string[] | null;
 }
 
 /**
@@ -65,7 +69,7 @@ export class OAuthError extends Error {
 
 export interface TOAuthProvider {
   readonly platform: TPlatform;
-  /** Scopes requested at authorization (README lists them per network). */
+  /** Scopes requested at authorization: the union of network-permissions.ts for the calls the service makes. */
   readonly scopes: readonly string[];
   readonly pkce: boolean;
   /** Single-use refresh tokens: a refresh must be serialized, and a replay revokes the token family (X). */

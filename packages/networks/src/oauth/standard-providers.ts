@@ -1,3 +1,4 @@
+import { requestedScopes } from '@sps/core';
 import { answerField, ZNetworkName } from './answers.js';
 import { beforeExpiry, buildAuthorizeUrl, codeGrant, credentialsOf, refreshGrant } from './grants.js';
 import { OAuthError, type TOAuthCall, type TOAuthProvider } from './oauth-types.js';
@@ -18,7 +19,7 @@ function api(call: TOAuthCall, fallback: string): string {
  */
 export const twitterOAuth: TOAuthProvider = {
   platform: 'twitter',
-  scopes: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'],
+  scopes: requestedScopes('twitter'),
   pkce: true,
   rotatingRefresh: true,
   authorizeUrl: (call, state, verifier) => buildAuthorizeUrl(call, state, verifier, twitterOAuth.scopes),
@@ -37,6 +38,7 @@ export const twitterOAuth: TOAuthProvider = {
         accountName: answerField(me.data?.username, 'username'),
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
+        permissions: tokens.scopes ?? null,
       },
     ];
   },
@@ -53,10 +55,8 @@ export const twitterOAuth: TOAuthProvider = {
  */
 export const youtubeOAuth: TOAuthProvider = {
   platform: 'youtube',
-  scopes: [
-    'https://www.googleapis.com/auth/youtube.upload',
-    'https://www.googleapis.com/auth/youtube.readonly',
-  ],
+  // youtube.force-ssl alone covers every call made (insert, list, delete): network-permissions.ts.
+  scopes: requestedScopes('youtube'),
   pkce: true,
   rotatingRefresh: false,
   authorizeUrl: (call, state, verifier) =>
@@ -85,6 +85,7 @@ export const youtubeOAuth: TOAuthProvider = {
           : answerField(channel.snippet?.title, 'channel title'),
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
+        permissions: tokens.scopes ?? null,
       },
     ];
   },
@@ -92,12 +93,8 @@ export const youtubeOAuth: TOAuthProvider = {
   refreshDueAt: beforeExpiry(SHORT_MARGIN_MS),
 };
 
-/** What organization connects ask for besides the member's scopes (Community Management API products). */
-const LINKEDIN_ORGANIZATION_SCOPES = [
-  'w_organization_social',
-  'r_organization_social',
-  'r_organization_admin',
-];
+/** What organization connects ask for (Community Management API products): network-permissions.ts. */
+const LINKEDIN_ORGANIZATION_SCOPES = requestedScopes('linkedin', 'organization');
 /** At most this many administered organizations become accounts in one connect. */
 const MAX_ORGANIZATIONS = 20;
 
@@ -169,6 +166,9 @@ async function administeredOrganizations(
  * refresh tokens only for apps LinkedIn enabled for programmatic refresh (used when sent).
  * https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow
  * https://learn.microsoft.com/en-us/linkedin/shared/authentication/programmatic-refresh-tokens
+ * No PKCE: LinkedIn offers it only to native apps with a loopback redirect, enabled by LinkedIn on request
+ * (https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow-native); the web
+ * flow authenticates the code exchange with the client secret.
  * The member: OpenID Connect userinfo (`sub`), posting as `urn:li:person:{sub}`.
  * https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2
  * Organization pages (selection `organization[:<id>]`): the organization scopes are asked for too, and
@@ -178,7 +178,7 @@ async function administeredOrganizations(
  */
 export const linkedinOAuth: TOAuthProvider = {
   platform: 'linkedin',
-  scopes: ['openid', 'profile', 'w_member_social'],
+  scopes: requestedScopes('linkedin', 'member'),
   pkce: false,
   rotatingRefresh: false,
   authorizeUrl: (call, state, _verifier, selection) =>
@@ -186,9 +186,7 @@ export const linkedinOAuth: TOAuthProvider = {
       call,
       state,
       null,
-      selection?.startsWith('organization')
-        ? [...linkedinOAuth.scopes, ...LINKEDIN_ORGANIZATION_SCOPES]
-        : linkedinOAuth.scopes,
+      selection?.startsWith('organization') ? LINKEDIN_ORGANIZATION_SCOPES : linkedinOAuth.scopes,
     ),
   async complete(call, code, _verifier, selection) {
     const { tokens } = await codeGrant(call, 'post', code, null);
@@ -200,6 +198,7 @@ export const linkedinOAuth: TOAuthProvider = {
         accountName: org.name,
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
+        permissions: tokens.scopes ?? null,
       }));
     }
     const me = await jsonRequest<{ sub?: string; name?: string }>({
@@ -215,6 +214,7 @@ export const linkedinOAuth: TOAuthProvider = {
         accountName: answerField(me.name, 'name'),
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
+        permissions: tokens.scopes ?? null,
       },
     ];
   },
@@ -228,26 +228,33 @@ export const linkedinOAuth: TOAuthProvider = {
  * live 24 hours (2 hours in the newer page), refresh tokens rotate (the previous one stops working).
  * https://developers.tiktok.com/doc/login-kit-web
  * https://developers.tiktok.com/docs/en/oauth-refresh-a-user-access-token
- * The user: GET /v2/user/info/. https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info
+ * The user: GET /v2/user/info/ with the fields user.info.basic allows (open_id, display_name); `username`
+ * needs user.info.profile, which the service does not ask, and TikTok answers 401 scope_not_authorized for
+ * a field whose scope was not granted. https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info
+ * https://developers.tiktok.com/bulletin/user-info-scope-migration
+ * PKCE (S256): the token endpoint takes `code_verifier` ("Code verifier is used to generate code challenge in
+ * PKCE authorization flow"; required for mobile and desktop, accepted for web), so a code that leaks on the way
+ * back cannot be exchanged without the verifier sealed in the state.
+ * https://developers.tiktok.com/doc/oauth-user-access-token-management
  */
 export const tiktokOAuth: TOAuthProvider = {
   platform: 'tiktok',
-  scopes: ['user.info.basic', 'video.publish'],
-  pkce: false,
+  scopes: requestedScopes('tiktok'),
+  pkce: true,
   rotatingRefresh: true,
-  authorizeUrl: (call, state) =>
-    buildAuthorizeUrl(call, state, null, tiktokOAuth.scopes, {
+  authorizeUrl: (call, state, verifier) =>
+    buildAuthorizeUrl(call, state, verifier, tiktokOAuth.scopes, {
       scopeSeparator: ',',
       clientIdParam: 'client_key',
     }),
-  async complete(call, code) {
-    const { tokens, body } = await codeGrant(call, 'tiktok', code, null);
+  async complete(call, code, verifier) {
+    const { tokens, body } = await codeGrant(call, 'tiktok', code, verifier);
     const info = await jsonRequest<{
-      data?: { user?: { open_id?: string; display_name?: string; username?: string } };
+      data?: { user?: { open_id?: string; display_name?: string } };
     }>({
       method: 'GET',
       url: `${api(call, 'https://open.tiktokapis.com')}/v2/user/info/`,
-      searchParams: { fields: 'open_id,display_name,username' },
+      searchParams: { fields: 'open_id,display_name' },
       bearer: tokens.accessToken,
       timeoutMs: call.timeoutMs,
       signal: call.signal,
@@ -256,11 +263,10 @@ export const tiktokOAuth: TOAuthProvider = {
     return [
       {
         externalId: answerField(user?.open_id ?? body.open_id, 'open_id'),
-        accountName: user?.username
-          ? answerField(user.username, 'username')
-          : answerField(user?.display_name, 'display name'),
+        accountName: answerField(user?.display_name, 'display name'),
         credentials: credentialsOf(tokens),
         tokenExpiresAt: tokens.expiresAt,
+        permissions: tokens.scopes ?? null,
       },
     ];
   },

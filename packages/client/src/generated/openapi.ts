@@ -3,7 +3,7 @@
  * Do not make direct changes to the file.
  */
 
-// Generated from GET /openapi.json by `npm run -w tools/openapi-client generate`.
+// Generated from GET /openapi.json by `npm run -w packages/client generate`.
 export interface paths {
     "/api/posts": {
         parameters: {
@@ -693,7 +693,7 @@ export interface components {
         ErrorB: {
             error: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "no_connected_account" | "network_unavailable" | "credential_refused" | "rate_limited" | "service_unavailable" | "internal_error";
+            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "no_connected_account" | "network_unavailable" | "credential_refused" | "rate_limited" | "idempotency_key_in_use" | "idempotency_key_reused" | "service_unavailable" | "internal_error";
             details: {
                 /** @description The first offending field. */
                 field?: string;
@@ -743,6 +743,8 @@ export interface components {
                      * @constant
                      */
                     resolvedBy?: "readback";
+                    /** @description Present when the network published with a qualification (a YouTube video locked to private). */
+                    note?: string;
                 } | {
                     error: string;
                 };
@@ -778,6 +780,8 @@ export interface components {
              * @constant
              */
             resolvedBy?: "readback";
+            /** @description Present when the network published with a qualification (a YouTube video locked to private). */
+            note?: string;
             /** @description What failed and what to do next. */
             error?: string;
         };
@@ -831,6 +835,8 @@ export interface components {
                      * @constant
                      */
                     resolved_by?: "readback";
+                    /** @description Present when the network published with a qualification (a YouTube video locked to private). */
+                    note?: string;
                 } | {
                     /** @constant */
                     success: false;
@@ -853,6 +859,8 @@ export interface components {
             is_active: boolean;
             needs_reauth: boolean;
             token_expires_at: string | null;
+            permissions: string[] | null;
+            reconnect_to_grant: string[];
             /** Format: date-time */
             connected_at: string;
             disconnected_at: string | null;
@@ -1243,8 +1251,26 @@ export interface components {
                 "application/json": components["schemas"]["ErrorA"];
             };
         };
+        /** @description A request with the same `Idempotency-Key` is still running (`details.code` `idempotency_key_in_use`); retry it in a few seconds. */
+        ErrorA409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorA"];
+            };
+        };
         /** @description The request body is larger than the limit. */
         ErrorA413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorA"];
+            };
+        };
+        /** @description The `Idempotency-Key` was used for another request (another route or body) in the last 24 hours (`details.code` `idempotency_key_reused`). */
+        ErrorA422: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1314,7 +1340,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorB"];
             };
         };
-        /** @description The resource is in a state that does not allow this call (e.g. update or publish of a published post). */
+        /** @description The resource is in a state that does not allow this call (e.g. update or publish of a published post), or a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`). */
         ErrorB409: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1338,7 +1364,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorB"];
             };
         };
-        /** @description Content exceeds a network limit, media a network cannot take (`media_not_supported`, naming the item), or no valid connected account exists for the listed networks. */
+        /** @description Content exceeds a network limit, media a network cannot take (`media_not_supported`, naming the item), no valid connected account exists for the listed networks, or the `Idempotency-Key` was used for another request in the last 24 hours (`idempotency_key_reused`). */
         ErrorB422: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1437,7 +1463,10 @@ export interface operations {
     createPostA: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1450,6 +1479,8 @@ export interface operations {
             /** @description The created post. */
             201: {
                 headers: {
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1459,7 +1490,9 @@ export interface operations {
             400: components["responses"]["ErrorA400"];
             401: components["responses"]["ErrorA401"];
             403: components["responses"]["ErrorA403"];
+            409: components["responses"]["ErrorA409"];
             413: components["responses"]["ErrorA413"];
+            422: components["responses"]["ErrorA422"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
             503: components["responses"]["ErrorA503"];
@@ -1563,7 +1596,10 @@ export interface operations {
     publishPostA: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description A post id from create or list. */
                 id: string;
@@ -1575,6 +1611,8 @@ export interface operations {
             /** @description Per-network results. */
             200: {
                 headers: {
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1585,6 +1623,8 @@ export interface operations {
             401: components["responses"]["ErrorA401"];
             403: components["responses"]["ErrorA403"];
             404: components["responses"]["ErrorA404"];
+            409: components["responses"]["ErrorA409"];
+            422: components["responses"]["ErrorA422"];
             429: components["responses"]["ErrorA429"];
             500: components["responses"]["ErrorA500"];
             503: components["responses"]["ErrorA503"];
@@ -1851,7 +1891,10 @@ export interface operations {
     createPostB: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1867,6 +1910,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1875,6 +1920,7 @@ export interface operations {
             };
             400: components["responses"]["ErrorB400"];
             401: components["responses"]["ErrorB401"];
+            409: components["responses"]["ErrorB409"];
             413: components["responses"]["ErrorB413"];
             422: components["responses"]["ErrorB422"];
             429: components["responses"]["ErrorB429"];
@@ -1984,7 +2030,10 @@ export interface operations {
     publishPostB: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description A post id from create or list. */
                 id: string;
@@ -1999,6 +2048,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2327,7 +2378,10 @@ export interface operations {
     createWebhookB: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2343,6 +2397,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2351,7 +2407,9 @@ export interface operations {
             };
             400: components["responses"]["ErrorB400"];
             401: components["responses"]["ErrorB401"];
+            409: components["responses"]["ErrorB409"];
             413: components["responses"]["ErrorB413"];
+            422: components["responses"]["ErrorB422"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
             503: components["responses"]["ErrorB503"];

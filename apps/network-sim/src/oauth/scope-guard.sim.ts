@@ -1,0 +1,307 @@
+import type { TPlatform } from '@sps/core';
+import type { Express, NextFunction, Request, Response } from 'express';
+import { graphError } from '../graph-sim.js';
+import type { SimState } from '../sim-state.js';
+import { bearerOf, oauthStoreOf } from './oauth-store.js';
+
+/**
+ * Every simulated endpoint checks the scopes of the token that calls it, as each network does (DESIGN
+ * invariant 12): a token the simulator issued without a scope the endpoint needs is refused with that
+ * network's own status and body. This table is the simulator's own reading of each network's pages
+ * (cited per network), kept apart from the service's (packages/core network-permissions.ts) so that a
+ * mistake there makes a test fail instead of being mirrored. Tokens from outside (the admin CLI's
+ * `--token`) and expired or revoked tokens pass through: the endpoint answers those itself.
+ */
+
+/** Each element needed; a list: any one of it. */
+type TNeeds = (string | string[])[];
+interface TRule {
+  method: string;
+  path: RegExp;
+  needs: TNeeds | ((req: Request) => TNeeds);
+  /** The resource LinkedIn names in its ACCESS_DENIED message. */
+  resource?: string;
+}
+
+const YT = (s: string) => `https://www.googleapis.com/auth/${s}`;
+const YT_READ = [YT('youtube.readonly'), YT('youtube'), YT('youtube.force-ssl'), YT('youtubepartner')];
+const V = '/v\\d+\\.\\d+';
+const ID = '[^/]+';
+const re = (source: string) => new RegExp(`^${source}/?$`);
+
+/** TikTok's user fields and the scope each needs (https://developers.tiktok.com/bulletin/user-info-scope-migration). */
+const TIKTOK_FIELD_SCOPES: Record<string, string> = {
+  open_id: 'user.info.basic',
+  union_id: 'user.info.basic',
+  avatar_url: 'user.info.basic',
+  avatar_url_100: 'user.info.basic',
+  avatar_large_url: 'user.info.basic',
+  display_name: 'user.info.basic',
+  bio_description: 'user.info.profile',
+  profile_deep_link: 'user.info.profile',
+  is_verified: 'user.info.profile',
+  username: 'user.info.profile',
+  follower_count: 'user.info.stats',
+  following_count: 'user.info.stats',
+  likes_count: 'user.info.stats',
+  video_count: 'user.info.stats',
+};
+
+const LI_WRITE = ['w_member_social', 'w_organization_social'];
+
+const RULES: Partial<Record<TPlatform, TRule[]>> = {
+  // Each X v2 endpoint's "OAuth 2.0 scopes required" (https://docs.x.com/x-api/posts/create-post,
+  // /delete-post, /users/user-lookup-me, /users/get-posts, /media/media-upload-initialize).
+  twitter: [
+    { method: 'GET', path: re('/2/users/me'), needs: ['tweet.read', 'users.read'] },
+    { method: 'POST', path: re('/2/tweets'), needs: ['tweet.read', 'tweet.write', 'users.read'] },
+    { method: 'DELETE', path: re(`/2/tweets/${ID}`), needs: ['tweet.read', 'tweet.write', 'users.read'] },
+    { method: 'GET', path: re(`/2/users/${ID}/tweets`), needs: ['tweet.read', 'users.read'] },
+    { method: '*', path: /^\/2\/media\//, needs: ['media.write'] },
+  ],
+  // "Authorization" of channels.list, videos.insert, videos.list and videos.delete
+  // (https://developers.google.com/youtube/v3/docs/videos/delete: youtube, youtube.force-ssl, youtubepartner).
+  youtube: [
+    { method: 'GET', path: re('/youtube/v3/channels'), needs: [YT_READ] },
+    { method: 'GET', path: re('/youtube/v3/videos'), needs: [YT_READ] },
+    {
+      method: '*',
+      path: re('/upload/youtube/v3/videos'),
+      needs: [[YT('youtube.upload'), YT('youtube'), YT('youtube.force-ssl'), YT('youtubepartner')]],
+    },
+    {
+      method: 'DELETE',
+      path: re('/youtube/v3/videos'),
+      needs: [[YT('youtube'), YT('youtube.force-ssl'), YT('youtubepartner')]],
+    },
+  ],
+  // Posts API (w_member_social / w_organization_social; reading by author r_member_social or
+  // r_organization_social), Images/Videos/Comments APIs, Organization Access Control (r_organization_admin).
+  // https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api
+  linkedin: [
+    { method: 'GET', path: re('/v2/userinfo'), needs: ['openid', 'profile'], resource: 'userinfo.GET' },
+    {
+      method: 'POST',
+      path: re('/rest/posts'),
+      needs: [LI_WRITE],
+      resource: 'partnerApiPostsExternal.CREATE',
+    },
+    {
+      method: 'GET',
+      path: re('/rest/posts'),
+      needs: (req) => [
+        String(req.query.author ?? '').startsWith('urn:li:organization:')
+          ? 'r_organization_social'
+          : 'r_member_social',
+      ],
+      resource: 'partnerApiPostsExternal.FINDER-author',
+    },
+    {
+      method: 'DELETE',
+      path: /^\/rest\/posts\//,
+      needs: [LI_WRITE],
+      resource: 'partnerApiPostsExternal.DELETE',
+    },
+    {
+      method: 'POST',
+      path: re('/rest/(images|videos)'),
+      needs: [LI_WRITE],
+      resource: 'partnerApiAssets.ACTION',
+    },
+    {
+      method: '*',
+      path: /^\/rest\/socialActions\//,
+      needs: [LI_WRITE],
+      resource: 'partnerApiSocialActions.CREATE',
+    },
+    {
+      method: 'GET',
+      path: /^\/rest\/organization(Acls|s\/)/,
+      needs: [['r_organization_admin', 'rw_organization_admin']],
+      resource: 'organizationAcls.FINDER-roleAssignee',
+    },
+  ],
+  // Get User Info (fields by scope), Content Posting API (video.publish; status fetch video.publish or
+  // video.upload). https://developers.tiktok.com/doc/content-posting-api-reference-direct-post
+  tiktok: [
+    {
+      method: 'GET',
+      path: re('/v2/user/info'),
+      needs: (req) => [
+        ...new Set(
+          String(req.query.fields ?? '')
+            .split(',')
+            .map((f) => TIKTOK_FIELD_SCOPES[f.trim()])
+            .filter((s): s is string => s !== undefined),
+        ),
+      ],
+    },
+    {
+      method: 'POST',
+      path: re('/v2/post/publish/(creator_info/query|video/init|content/init)'),
+      needs: ['video.publish'],
+    },
+    { method: 'POST', path: re('/v2/post/publish/status/fetch'), needs: [['video.publish', 'video.upload']] },
+  ],
+  // Threads "Get started" permissions and Delete Posts (threads_delete); replies need threads_read_replies.
+  // https://developers.facebook.com/docs/threads/get-started, .../posts/delete-posts
+  threads: [
+    { method: 'GET', path: re(`${V}/me`), needs: ['threads_basic'] },
+    {
+      method: 'POST',
+      path: re(`${V}/${ID}/(threads|threads_publish)`),
+      needs: ['threads_basic', 'threads_content_publish'],
+    },
+    {
+      method: 'GET',
+      path: re(`${V}/${ID}/(replies|conversation)`),
+      needs: ['threads_basic', 'threads_read_replies'],
+    },
+    { method: 'DELETE', path: re(`${V}/${ID}`), needs: ['threads_basic', 'threads_delete'] },
+    { method: 'GET', path: new RegExp(`^${V}/`), needs: ['threads_basic'] },
+  ],
+  // Instagram API with Instagram Login: content publishing and media reads.
+  // https://developers.facebook.com/docs/instagram-platform/content-publishing
+  instagram: [
+    {
+      method: 'POST',
+      path: re(`${V}/${ID}/(media|media_publish)`),
+      needs: ['instagram_business_basic', 'instagram_business_content_publish'],
+    },
+    { method: 'GET', path: new RegExp(`^${V}/`), needs: ['instagram_business_basic'] },
+  ],
+  // Pages API: posts (pages_manage_posts + pages_read_engagement), comments as the Page
+  // (pages_manage_engagement), published_posts (pages_read_engagement), /me/accounts (pages_show_list).
+  // https://developers.facebook.com/docs/pages-api/posts
+  facebook: [
+    { method: 'GET', path: re(`${V}/me/accounts`), needs: ['pages_show_list'] },
+    { method: 'GET', path: re(`${V}/me/permissions`), needs: [] },
+    {
+      method: 'POST',
+      path: re(`${V}/${ID}/(feed|photos|videos)`),
+      needs: ['pages_manage_posts', 'pages_read_engagement'],
+    },
+    {
+      method: 'POST',
+      path: re(`${V}/${ID}/comments`),
+      needs: ['pages_manage_engagement', 'pages_read_engagement'],
+    },
+    { method: 'GET', path: re(`${V}/${ID}/published_posts`), needs: ['pages_read_engagement'] },
+    { method: 'DELETE', path: re(`${V}/${ID}`), needs: ['pages_manage_posts', 'pages_read_engagement'] },
+  ],
+  // Mastodon's OAuth scopes per method (https://docs.joinmastodon.org/api/oauth-scopes/).
+  mastodon: [
+    { method: 'GET', path: re('/api/v1/accounts/verify_credentials'), needs: [['read:accounts', 'read']] },
+    { method: 'GET', path: re(`/api/v1/accounts/${ID}/statuses`), needs: [['read:statuses', 'read']] },
+    { method: '*', path: re(`/api/v1/statuses(/${ID})?`), needs: [['write:statuses', 'write']] },
+    { method: '*', path: /^\/api\/v[12]\/media/, needs: [['write:media', 'write']] },
+  ],
+};
+
+function needsOf(rule: TRule, req: Request): TNeeds {
+  return typeof rule.needs === 'function' ? rule.needs(req) : rule.needs;
+}
+
+function lacking(needs: TNeeds, granted: Set<string>): string[] {
+  return needs
+    .filter((n) => !(typeof n === 'string' ? granted.has(n) : n.some((s) => granted.has(s))))
+    .map((n) => (typeof n === 'string' ? n : n.join(' or ')));
+}
+
+/** Each network's refusal of a token without the scope a call needs. */
+function refuse(platform: TPlatform, req: Request, res: Response, rule: TRule, missing: string[]): void {
+  switch (platform) {
+    case 'twitter':
+      res.status(403).json({
+        title: 'Client Forbidden',
+        detail: `This request requires the OAuth 2.0 scope(s) ${missing.join(', ')}, which the token was not granted.`,
+        type: 'https://api.twitter.com/2/problems/client-forbidden',
+        status: 403,
+      });
+      return;
+    case 'youtube':
+      // https://developers.google.com/youtube/v3/docs/errors (403 insufficientPermissions)
+      res.status(403).json({
+        error: {
+          code: 403,
+          message: 'Request had insufficient authentication scopes.',
+          errors: [
+            { message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' },
+          ],
+          status: 'PERMISSION_DENIED',
+          details: [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
+              domain: 'googleapis.com',
+              metadata: { service: 'youtube.googleapis.com' },
+            },
+          ],
+        },
+      });
+      return;
+    case 'linkedin': {
+      const version = String(req.headers['linkedin-version'] ?? '');
+      res.status(403).json({
+        status: 403,
+        serviceErrorCode: 100,
+        code: 'ACCESS_DENIED',
+        message: `Not enough permissions to access: ${rule.resource ?? 'resource'}.${version ? `${version}01` : '20240101'}`,
+      });
+      return;
+    }
+    case 'tiktok':
+      // https://developers.tiktok.com/doc/tiktok-api-v2-error-handling
+      res.status(401).json({
+        error: {
+          code: 'scope_not_authorized',
+          message: 'The user did not authorize the scope required for completing this request.',
+          log_id: 'SIMLOG0401',
+        },
+      });
+      return;
+    case 'facebook':
+      // Graph permission errors are codes 200-299 (https://developers.facebook.com/docs/graph-api/guides/error-handling).
+      graphError(
+        res,
+        403,
+        200,
+        `(#200) This action requires the ${missing.join(' and ')} permission${missing.length > 1 ? 's' : ''}`,
+      );
+      return;
+    case 'threads':
+    case 'instagram':
+      graphError(res, 400, 10, '(#10) Application does not have permission for this action');
+      return;
+    case 'mastodon':
+      res.status(403).json({ error: 'This action is outside the authorized scopes' });
+      return;
+    default:
+      res.status(403).json({ error: 'insufficient_scope' });
+  }
+}
+
+/** Mounts the scope checks ahead of every network's routes. */
+export function registerScopeGuards(app: Express, sim: SimState): void {
+  for (const [platform, rules] of Object.entries(RULES) as [TPlatform, TRule[]][]) {
+    app.use(`/${platform}`, (req: Request, res: Response, next: NextFunction) => {
+      const rule = rules.find((r) => (r.method === '*' || r.method === req.method) && r.path.test(req.path));
+      if (!rule) return next();
+      const token = bearerOf(req);
+      const store = oauthStoreOf.peek(sim);
+      const found = token && store ? store.tokens.get(token) : undefined;
+      // Tokens from outside, and tokens the endpoint refuses anyway (expired, revoked), go on.
+      if (
+        !found ||
+        found.platform !== platform ||
+        store?.statusOf(token ?? '', platform, 'access') !== 'valid'
+      ) {
+        return next();
+      }
+      const missing = lacking(needsOf(rule, req), new Set(found.scopes.split(/[ ,]+/).filter(Boolean)));
+      if (missing.length === 0) return next();
+      sim.record(platform, req);
+      refuse(platform, req, res, rule, missing);
+    });
+  }
+}
