@@ -2,7 +2,7 @@
 import type { Config } from 'jest';
 
 // Workspace packages resolve to their TypeScript sources so tests never run stale dist/ builds.
-const packages = ['core', 'db', 'queue', 'networks', 'ops'];
+const packages = ['core', 'db', 'queue', 'networks', 'ops', 'storage'];
 
 const config: Config = {
   testEnvironment: 'node',

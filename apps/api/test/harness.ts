@@ -1,11 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PLATFORMS, secretBox, type TPlatform } from '@sps/core';
 import { createDb, createSocialAccountRepository, type TDb, type TPlan } from '@sps/db';
 import { createTestAccount, createTestDatabase, type TTestAccount, testPrefix } from '@sps/db/testing';
 import { simOAuthEnv, startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import { createConnectors } from '@sps/networks';
 import { createQueues, createWorkerConnection, type TQueues } from '@sps/queue';
+import type { TStorage } from '@sps/storage';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
+import { ownMediaSource } from '../../publisher/src/own-media.js';
 import { createPublisher, type TPublisher } from '../../publisher/src/publisher.js';
 import type { TWebhooksOptions } from '../../webhooks/src/context.js';
 import { createMailer } from '../../webhooks/src/mailer.js';
@@ -22,6 +27,8 @@ export interface TTestApi {
   db: TDb;
   env: TApiEnv;
   redis: Redis;
+  /** The API's media store (MEDIA_STORAGE=fs in a temporary MEDIA_DIR unless the test says otherwise). */
+  storage: TStorage;
   queues: TQueues;
   /** Present with `{ publisher: true }` or `{ sim: true }`: the network simulator every connector points at. */
   sim?: TRunningSim;
@@ -99,6 +106,7 @@ export async function startTestApi(
       ? (options as TTestApiOptions)
       : { env: options as Record<string, string> };
   const database = await createTestDatabase();
+  const mediaDir = await mkdtemp(join(tmpdir(), 'sps-media-'));
   const sim = opts.publisher || opts.sim ? await startNetworkSim() : undefined;
   const env = loadEnv({
     DATABASE_URL: database.url,
@@ -115,6 +123,8 @@ export async function startTestApi(
     // allowed origin); oauth-redirects.test.ts checks the refusal of others.
     CONNECT_REDIRECT_ORIGINS: 'https://app.example',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
+    // Uploaded media of this test file only (MEDIA_STORAGE=fs), removed by close().
+    MEDIA_DIR: mediaDir,
     ...(sim
       ? {
           ...Object.fromEntries(
@@ -134,7 +144,7 @@ export async function startTestApi(
   // TEST_LOG_LEVEL=debug shows what the in-process API and publisher log, to debug a failing test.
   const logger = createLogger((process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent', 'api-test');
   const apiDb = opts.wrapApiDb ? opts.wrapApiDb(db) : db;
-  const { app, verifier, live } = createApi({ env, db: apiDb, redis, queues, logger });
+  const { app, verifier, live, storage } = createApi({ env, db: apiDb, redis, queues, logger });
   await verifier.listen(subscriber, env.QUEUE_PREFIX);
   const socialAccounts = createSocialAccountRepository(db);
 
@@ -148,7 +158,13 @@ export async function startTestApi(
         baseUrls: env.networkBaseUrls,
         ...(sim ? { blueskyVideoUrl: `${sim.baseUrls.bluesky}/video` } : {}),
         // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
-        media: { allowPrivate: opts.mediaAllowPrivate ?? true, timeoutMs: 5_000, videoTimeoutMs: 10_000 },
+        media: {
+          // Media library URLs are read from the API's media store, as the publisher process does.
+          ownMedia: ownMediaSource(env.publicUrl, storage),
+          allowPrivate: opts.mediaAllowPrivate ?? true,
+          timeoutMs: 5_000,
+          videoTimeoutMs: 10_000,
+        },
         timeoutMs: opts.networkTimeoutMs ?? 2000,
         // The simulator finishes media processing at once; production waits the networks' documented cadence.
         processingWait: { intervalMs: 10, maxWaitMs: 2000 },
@@ -161,6 +177,7 @@ export async function startTestApi(
       ...(opts.keyTrustMs ? { keyTrustMs: opts.keyTrustMs } : {}),
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
       twitterAllowance: env.twitterAllowance,
+      mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
       oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
       ...(opts.metricsCollectAfterMs ? { engagement: { collectAfterMs: opts.metricsCollectAfterMs } } : {}),
@@ -197,6 +214,7 @@ export async function startTestApi(
     live,
     db,
     env,
+    storage,
     redis,
     queues,
     ...(sim ? { sim } : {}),
@@ -244,6 +262,7 @@ export async function startTestApi(
       await Promise.allSettled([redis.quit(), subscriber.quit(), workerConnection.quit()]);
       await db.$disconnect();
       await sim?.close();
+      await rm(mediaDir, { recursive: true, force: true });
       await database.drop();
     },
   };

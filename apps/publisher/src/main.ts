@@ -3,10 +3,12 @@ import { createDb } from '@sps/db';
 import { createConnectors } from '@sps/networks';
 import { logOptions, startMetricsServer, stopOnSignals } from '@sps/ops';
 import { createQueues, createWorkerConnection } from '@sps/queue';
+import { createStorage } from '@sps/storage';
 import { pino } from 'pino';
 import pretty from 'pino-pretty';
 import { loadEnv } from './env.js';
 import { createPublisherMetrics } from './metrics.js';
+import { ownMediaSource } from './own-media.js';
 import { createPublisher } from './publisher.js';
 
 const env = loadEnv();
@@ -26,6 +28,7 @@ const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
 const connection = createWorkerConnection(env.REDIS_URL);
 connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 const queues = createQueues(connection, env.QUEUE_PREFIX);
+const storage = createStorage(env.mediaStorage);
 const connectors = createConnectors({
   baseUrls: env.networkBaseUrls,
   timeoutMs: env.NETWORK_TIMEOUT,
@@ -37,6 +40,7 @@ const connectors = createConnectors({
     threads: env.THREADS_API_VERSION,
   },
   media: {
+    ownMedia: ownMediaSource(env.publicUrl, storage),
     allowPrivate: env.MEDIA_ALLOW_PRIVATE_URLS,
     timeoutMs: env.MEDIA_DOWNLOAD_TIMEOUT,
     videoTimeoutMs: env.MEDIA_VIDEO_DOWNLOAD_TIMEOUT,
@@ -62,6 +66,7 @@ const publisher = await createPublisher({
   twitterAllowance: env.TWITTER_MONTHLY_ALLOWANCE,
   engagement: { collectAfterMs: env.METRICS_COLLECT_AFTER },
   metricsConcurrency: env.METRICS_CONCURRENCY,
+  mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
   oauth: {
     apps: env.oauthApps,
     baseUrls: env.networkBaseUrls,

@@ -21,6 +21,7 @@ export {
   type TIdempotencyWrite,
   writeIdempotencyInTx,
 } from './idempotency-repository.js';
+export { createMediaRepository, type TMediaRepository, type TNewMedia } from './media-repository.js';
 export {
   createMetricsRepository,
   type TDueAccount,

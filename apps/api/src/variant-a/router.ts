@@ -6,11 +6,13 @@ import type { TIdempotent } from '../http/idempotency.js';
 import { jsonBody } from '../http/json-body.js';
 import { undecodableParam } from '../http/path-params.js';
 import type { TRateLimits } from '../http/rate-limit.js';
+import type { TMediaService } from '../media/media-service.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TMetricsService } from '../services/metrics-service.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
 import { accountsRouterA } from './accounts.route.js';
+import { mediaRouterA } from './media.route.js';
 import { metricsRouterA } from './metrics.route.js';
 import { postsRouterA } from './posts.route.js';
 
@@ -20,6 +22,8 @@ export interface TVariantADeps {
   publishing: TPublishService;
   accounts: TAccountService;
   engagement: TMetricsService;
+  media: TMediaService;
+  publicUrl: string;
   logger: Logger;
   bodyLimit: string;
   rateLimits: TRateLimits;
@@ -47,6 +51,7 @@ export function variantARouter(deps: TVariantADeps): Router {
   router.use(metricsRouterA(deps.engagement));
   router.use(postsRouterA(deps.posts, deps.publishing, deps.idempotent));
   router.use(accountsRouterA(deps.accounts));
+  router.use(mediaRouterA(deps.media, deps.publicUrl, deps.idempotent));
   router.use(notFoundRoute);
   router.use(undecodable);
   router.use(errorHandler('A', deps.logger));
