@@ -16,6 +16,7 @@ const config: Config = {
   moduleNameMapper: {
     '^@sps/db/testing$': '<rootDir>/packages/db/src/testing.ts',
     '^@sps/db/sql$': '<rootDir>/packages/db/src/sql.ts',
+    '^@sps/queue/connection$': '<rootDir>/packages/queue/src/connection.ts',
     '^@sps/core/essentials$': '<rootDir>/packages/core/src/essentials.ts',
     ...Object.fromEntries(packages.map((p) => [`^@sps/${p}$`, `<rootDir>/packages/${p}/src/index.ts`])),
     '^@sps/network-sim$': '<rootDir>/apps/network-sim/src/index.ts',

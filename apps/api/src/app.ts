@@ -16,10 +16,9 @@ import {
   pingDb,
   type TDb,
 } from '@sps/db';
-import type { TQueues } from '@sps/queue';
+import type { TQueues, TRedis } from '@sps/queue';
 import { createStorage, type TStorage } from '@sps/storage';
 import express, { type Express } from 'express';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { dashboardApiRouter } from './dashboard/dashboard.route.js';
 import { dashboardStatic } from './dashboard/dashboard-static.js';
@@ -56,7 +55,7 @@ import { variantBRouter } from './variant-b/router.js';
 export interface TApiDeps {
   env: TApiEnv;
   db: TDb;
-  redis: Redis;
+  redis: TRedis;
   queues: TQueues;
   logger: Logger;
   /** The media store; built from MEDIA_STORAGE when not given. */

@@ -6,10 +6,16 @@ import { createDb, createSocialAccountRepository, type TDb, type TPlan } from '@
 import { createTestAccount, createTestDatabase, type TTestAccount, testPrefix } from '@sps/db/testing';
 import { simOAuthEnv, startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import { createConnectors } from '@sps/networks';
-import { createQueues, createWorkerConnection, type TQueues } from '@sps/queue';
+import {
+  createQueues,
+  createRedisFactory,
+  deleteKeysMatching,
+  type TQueues,
+  type TRedis,
+  type TRedisFactory,
+} from '@sps/queue';
 import type { TStorage } from '@sps/storage';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
 import { ownMediaSource } from '../../publisher/src/own-media.js';
 import { createPublisher, type TPublisher } from '../../publisher/src/publisher.js';
 import type { TWebhooksOptions } from '../../webhooks/src/context.js';
@@ -26,7 +32,10 @@ export interface TTestApi {
   live: LiveEvents;
   db: TDb;
   env: TApiEnv;
-  redis: Redis;
+  /** The API's Redis connection (one server, or the cluster when REDIS_CLUSTER_NODES is set). */
+  redis: TRedis;
+  /** Makes further connections to the same Redis or cluster. */
+  redisFactory: TRedisFactory;
   /** The API's media store (MEDIA_STORAGE=fs in a temporary MEDIA_DIR unless the test says otherwise). */
   storage: TStorage;
   queues: TQueues;
@@ -111,6 +120,8 @@ export async function startTestApi(
   const env = loadEnv({
     DATABASE_URL: database.url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // `.ci/run` runs some files again on a Redis Cluster by setting this.
+    REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? '',
     QUEUE_PREFIX: testPrefix('api'),
     LOG_LEVEL: 'silent',
     // Every request of a test file comes from 127.0.0.1: Variant A's per-IP limits would trip files that
@@ -137,9 +148,11 @@ export async function startTestApi(
     ...opts.env,
   });
   const db = createDb(env.DATABASE_URL, { poolMax: 6 });
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
-  const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
-  const workerConnection = createWorkerConnection(env.REDIS_URL);
+  const redisFactory = testRedisFactory(env);
+  // The API's producer connection fails fast while it is not connected: wait until it is.
+  const redis = await connected(redisFactory.producer());
+  const subscriber = redisFactory.subscriber();
+  const workerConnection = redisFactory.worker();
   const queues = createQueues(redis, env.QUEUE_PREFIX);
   // TEST_LOG_LEVEL=debug shows what the in-process API and publisher log, to debug a failing test.
   const logger = createLogger((process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent', 'api-test');
@@ -216,6 +229,7 @@ export async function startTestApi(
     env,
     storage,
     redis,
+    redisFactory,
     queues,
     ...(sim ? { sim } : {}),
     account: (plan = 'pro') => createTestAccount(db, plan),
@@ -257,8 +271,7 @@ export async function startTestApi(
       await api.publisher?.close();
       await queues.close();
       // Leave nothing of this file's prefix in Redis.
-      const keys = await redis.keys(`*${env.QUEUE_PREFIX}*`);
-      if (keys.length > 0) await redis.del(...keys);
+      await deleteKeysMatching(redis, `*${env.QUEUE_PREFIX}*`);
       await Promise.allSettled([redis.quit(), subscriber.quit(), workerConnection.quit()]);
       await db.$disconnect();
       await sim?.close();
@@ -269,6 +282,30 @@ export async function startTestApi(
   if (opts.publisher) await api.startPublisher();
   if (opts.webhooks) await api.startWebhooks();
   return api;
+}
+
+/**
+ * The Redis the tests use: REDIS_URL, or the Redis Cluster of REDIS_CLUSTER_NODES (`.ci/run` runs some files
+ * a second time on a local cluster). Test code may read the environment; production code never does here.
+ */
+export function testRedisFactory(
+  env: Pick<TApiEnv, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'> = loadEnv({
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? '',
+    LOG_LEVEL: 'silent',
+  }),
+): TRedisFactory {
+  return createRedisFactory({ url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES });
+}
+
+/** Resolves with the connection once it is ready (a cluster, once it knows its slots). */
+export async function connected(redis: TRedis): Promise<TRedis> {
+  if (redis.status !== 'ready')
+    await new Promise<void>((resolve, reject) => {
+      redis.once('ready', () => resolve());
+      redis.once('end', () => reject(new Error('Redis connection ended before it was ready')));
+    });
+  return redis;
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });

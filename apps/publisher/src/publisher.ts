@@ -1,9 +1,8 @@
 import { DEFAULT_TWITTER_ALLOWANCE, type TPlatform, type TTwitterAllowanceByPlan } from '@sps/core';
 import { createMediaRepository, type TDb } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
-import { bullPrefix, JOBS, type TQueues } from '@sps/queue';
+import { bullPrefix, JOBS, type TQueues, type TRedis } from '@sps/queue';
 import { type Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
@@ -25,7 +24,7 @@ import { processTokenRefresh } from './token-refresh.processor.js';
 export interface TPublisherDeps {
   db: TDb;
   /** Shared by the workers' blocking connections (BullMQ duplicates it per worker). */
-  connection: Redis;
+  connection: TRedis;
   queues: TQueues;
   queuePrefix: string;
   connectors: Partial<Record<TPlatform, TNetworkConnector>>;

@@ -46,6 +46,7 @@ export {
   type TOAuthStateRepository,
 } from './oauth-state-repository.js';
 export { createOwnerRepository, type TApiKeyView, type TOwnerRepository } from './owner-repository.js';
+export { parseDatabaseUrl } from './pgbouncer.js';
 export { toPostRecord, toTargetRecord } from './post-mapper.js';
 export { createPostRepository, type TPostRepository, type TUpdateOutcome } from './post-repository.js';
 export type { TLoadedPost, TPublishAccount, TSegmentRef, TTargetUpdate } from './publish-batches.js';
