@@ -9,7 +9,7 @@ import { secretBox } from '@sps/core';
 import { createDb } from '@sps/db';
 import { simFiguresOf, startNetworkSim } from '@sps/network-sim';
 import { createConnectors } from '@sps/networks';
-import { createQueues, createWorkerConnection } from '@sps/queue';
+import { createQueues, createRedisFactory } from '@sps/queue';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -97,8 +97,9 @@ console.log(
 );
 
 const db = createDb(url, { poolMax: 10 });
-const connection = createWorkerConnection(REDIS_URL);
-const queues = createQueues(new Redis(REDIS_URL, { maxRetriesPerRequest: null }), PREFIX);
+const redisFactory = createRedisFactory({ url: REDIS_URL });
+const connection = redisFactory.worker();
+const queues = createQueues(redisFactory.worker(), PREFIX);
 const publisher = await createPublisher({
   db,
   connection,
