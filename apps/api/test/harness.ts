@@ -72,6 +72,8 @@ export interface TTestApiOptions {
   /** The in-process publisher's reconciler: how long before a `publishing` post counts as stuck (default 2 min). */
   stuckAfterMs?: number;
   reconcileEveryMs?: number;
+  /** METRICS_COLLECT_AFTER of the in-process publisher, in ms (default: the production 1h,6h,...). */
+  metricsCollectAfterMs?: number[];
   publisherConcurrency?: number;
   /** Run the webhooks worker in-process (defaults: retries 100..500ms, private URLs allowed, dispatch every 100ms). */
   webhooks?: Partial<TWebhooksOptions> & {
@@ -191,6 +193,7 @@ export async function startTestApi(
       mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
       oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
+      ...(opts.metricsCollectAfterMs ? { engagement: { collectAfterMs: opts.metricsCollectAfterMs } } : {}),
     });
 
   const startWebhooks = () => {

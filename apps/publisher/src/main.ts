@@ -65,6 +65,8 @@ const publisher = await createPublisher({
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,
   twitterAllowance: env.TWITTER_MONTHLY_ALLOWANCE,
+  engagement: { collectAfterMs: env.METRICS_COLLECT_AFTER },
+  metricsConcurrency: env.METRICS_CONCURRENCY,
   mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
   oauth: {
     apps: env.oauthApps,

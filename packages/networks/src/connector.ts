@@ -1,5 +1,6 @@
 import type { TPlatform } from '@sps/core';
 import type { TFetchMedia } from './media-fetch.js';
+import type { TMetricsOutcome, TMetricsRef } from './metrics-reader.js';
 
 /** Decrypted credentials of a connected account, as stored by `social connect --token`. */
 export interface TConnectorAccount {
@@ -160,6 +161,10 @@ export interface TNetworkConnector {
   findPublished?(probe: TPublishedProbe): Promise<TFindOutcome>;
   /** Absent when the network's API cannot delete a published post. */
   delete?(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome>;
+  /** Posts one `readMetrics` call reads at most; present with it (metrics-registry.ts attaches both). */
+  metricsBatchSize?: number;
+  /** Reads the engagement figures of published posts of one account; absent where nothing is readable. */
+  readMetrics?(account: TConnectorAccount, refs: TMetricsRef[]): Promise<TMetricsOutcome>;
 }
 
 /**
