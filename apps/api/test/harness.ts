@@ -145,6 +145,9 @@ export async function startTestApi(
       connectors: createConnectors({
         baseUrls: env.networkBaseUrls,
         ...(sim ? { blueskyVideoUrl: `${sim.baseUrls.bluesky}/video` } : {}),
+        ...(env.oauthApps.facebook?.clientId
+          ? { appIds: { facebook: env.oauthApps.facebook.clientId } }
+          : {}),
         // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
         media: { allowPrivate: opts.mediaAllowPrivate ?? true, timeoutMs: 5_000, videoTimeoutMs: 10_000 },
         timeoutMs: opts.networkTimeoutMs ?? 2000,

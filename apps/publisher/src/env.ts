@@ -52,6 +52,8 @@ const ZPublisherEnv = ZCommonEnv.extend({
     .default('v25.0'),
   /** Bluesky's video service (app.bsky.video.*), where videos are processed before they are posted. */
   NETWORK_BLUESKY_VIDEO_URL: z.string().url().optional(),
+  /** Facebook's video host (graph-video.facebook.com); unset: NETWORK_FACEBOOK_BASE_URL when set, else the real host. */
+  NETWORK_FACEBOOK_VIDEO_BASE_URL: z.string().url().optional(),
   /** Threads API version (graph.threads.net has only v1.0 so far). */
   THREADS_API_VERSION: z
     .string()
