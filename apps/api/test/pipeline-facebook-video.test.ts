@@ -81,6 +81,13 @@ describe('Facebook video through the HTTP pipeline', () => {
     const publish = requests('/videos').at(-1);
     expect(publish?.headers.authorization).toBe(`Bearer ${credentials.token}`);
     expect(publish?.body).toMatchObject({ fbuploader_video_file_chunk: expect.any(String) });
+    // The simulator, like the guide, takes a user token for the session: the Page token is refused.
+    const withPage = await fetch(
+      `${api.sim?.baseUrls.facebook}/v25.0/sps-sim-client/uploads?file_name=a.mp4&file_length=10&file_type=video/mp4`,
+      { method: 'POST', headers: { authorization: `OAuth ${credentials.token}` } },
+    );
+    expect(withPage.status).toBe(400);
+    expect(((await withPage.json()) as { error: { code: number } }).error.code).toBe(100);
   });
 
   it('resumes after a dropped transfer and still delivers the exact bytes', async () => {
