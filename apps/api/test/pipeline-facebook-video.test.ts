@@ -63,6 +63,7 @@ describe('Facebook video through the HTTP pipeline', () => {
     const userToken = credentials.extra?.userToken ?? '';
     expect(userToken).not.toBe('');
     expect(userToken).not.toBe(credentials.token);
+    expect(Date.parse(credentials.extra?.userTokenExpiresAt ?? '')).toBeGreaterThan(Date.now());
     expect(row.credentialsEncrypted).not.toContain(userToken);
 
     const marker = uniqueMarker('fbv');

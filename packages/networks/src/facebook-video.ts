@@ -186,6 +186,12 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
         `${network} videos are uploaded with the Resumable Upload API, which needs the person's user token; the Page ${account.accountName} was connected before the service kept it. Reconnect the Page (Accounts → connect Facebook) to post videos; text and photos keep working.`,
       );
     }
+    const expiresAt = Date.parse(account.extra?.userTokenExpiresAt ?? '');
+    if (Number.isFinite(expiresAt) && expiresAt <= Date.now()) {
+      return rejected(
+        `${network} video uploads need the person's user token, which expired on ${new Date(expiresAt).toISOString().slice(0, 10)} (Meta's long-lived user tokens last about 60 days). Reconnect the Page ${account.accountName} to post videos; text and photos keep working.`,
+      );
+    }
     if (!deps.appId) {
       return rejected(
         `${network} video uploads need the Meta app id: the operator sets OAUTH_FACEBOOK_CLIENT_ID for the publisher.`,

@@ -163,6 +163,19 @@ describe('Facebook video (Resumable Upload API, then graph-video)', () => {
     expect(media.hits('/v.mp4')).toBe(fetched);
   });
 
+  it('refuses, without a call, a user token past the expiry stored at connect', async () => {
+    const expired = {
+      ...account,
+      extra: { userToken: 'fb-user-token', userTokenExpiresAt: '2020-01-01T00:00:00.000Z' },
+    };
+    const outcome = await connector.publish(input({ account: expired }));
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({
+      kind: 'rejected',
+      message: expect.stringMatching(/expired on 2020-01-01.*Reconnect the Page SPS Page/),
+    });
+    expect(running.sim.requests).toHaveLength(0);
+  });
+
   it('refuses as rejected when the operator set no app id', async () => {
     const noApp = createFacebookConnector({ baseUrl: running.baseUrls.facebook, timeoutMs: 2000 });
     const outcome = await noApp.publish(input());

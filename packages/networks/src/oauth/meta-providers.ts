@@ -236,7 +236,11 @@ export const facebookOAuth: TOAuthProvider = {
       // which Page videos are uploaded with, takes a user token (https://developers.facebook.com/docs/graph-api/guides/upload).
       credentials: {
         token: answerField(page.access_token, 'page token'),
-        extra: { userToken: long.accessToken },
+        extra: {
+          userToken: long.accessToken,
+          // About 60 days; Meta has no grant that renews it without the person: a reconnect does.
+          ...(long.expiresAt ? { userTokenExpiresAt: long.expiresAt.toISOString() } : {}),
+        },
       },
       tokenExpiresAt: null,
       permissions: scopes,
