@@ -17,6 +17,9 @@ import { bearerOf } from './oauth/oauth-store.js';
  * or Graph's code 2500 for no token, since no page quotes them.
  */
 
+/** Sessions and handles kept at most (oldest dropped first), so a long-running simulator stays bounded. */
+const KEPT = 500;
+
 /** The Resumable Upload API's file types (the guide's list). */
 const FILE_TYPES = new Set(['application/pdf', 'image/jpeg', 'image/jpg', 'image/png', 'video/mp4']);
 
@@ -89,6 +92,7 @@ export function registerFacebookUploads(api: Router): (handle: string) => TUploa
       return;
     }
     const id = `upload:${randomBytes(16).toString('base64url')}`;
+    if (sessions.size >= KEPT) sessions.delete(sessions.keys().next().value ?? '');
     sessions.set(id, {
       appId: req.params.appId,
       fileName: typeof fileName === 'string' ? fileName : '',
@@ -154,6 +158,7 @@ export function registerFacebookUploads(api: Router): (handle: string) => TUploa
     }
     const bytes = Buffer.concat(session.received);
     const handle = `4:${Buffer.from(session.fileName || 'file').toString('base64')}:${session.fileType}:${randomBytes(12).toString('hex')}`;
+    if (files.size >= KEPT) files.delete(files.keys().next().value ?? '');
     files.set(handle, {
       fileName: session.fileName,
       fileType: session.fileType,

@@ -1,5 +1,6 @@
-import type { Got } from 'got';
+import { type Got, HTTPError } from 'got';
 import type { TConnectorAccount, TNetworkFailure, TPublishInput, TPublishOutcome } from './connector.js';
+import { graphErrorCode } from './graph-api.js';
 import type { TFetchMedia } from './media-fetch.js';
 
 /**
@@ -20,6 +21,14 @@ import type { TFetchMedia } from './media-fetch.js';
 export const FACEBOOK_MAX_VIDEO_BYTES = 512 * 1024 * 1024;
 /** Interruptions of one upload resumed within one attempt; later ones resume at the next attempt. */
 const MAX_RESUMES = 3;
+
+/**
+ * Meta's answer to bytes sent at the wrong place of a video upload (code 6001, subcode 1363037, with
+ * `error_data.start_offset`): asking the session where it stands and going on from there fixes it.
+ */
+const OFFSET_MISMATCH = 6001;
+const isOffsetMismatch = (error: unknown) =>
+  error instanceof HTTPError && graphErrorCode(error.response.body) === OFFSET_MISMATCH;
 
 /** Saved once the session exists, and again with the handle once every byte arrived. */
 type TProgress = { fbSession: string; size: string; handle?: string };
@@ -110,8 +119,9 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
       } catch (error) {
         if (error instanceof UploadStop) throw error;
         const failure = uploadFailure(error, account);
-        // Only transfer trouble is resumed; a refusal (wrong length, bad token) ends the attempt.
-        if (failure.kind !== 'transient' || attempt >= MAX_RESUMES) throw new UploadStop(failure);
+        // Only transfer trouble and a lost place are resumed; a refusal (wrong length, bad token) ends the attempt.
+        const resumable = failure.kind === 'transient' || isOffsetMismatch(error);
+        if (!resumable || attempt >= MAX_RESUMES) throw new UploadStop(failure);
         offset = await sessionOffset(session, auth).catch((e: unknown) => {
           throw e instanceof UploadStop ? e : new UploadStop(uploadFailure(e, account));
         });

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type {
@@ -149,6 +151,59 @@ describe('Facebook video (Resumable Upload API, then graph-video)', () => {
     expect(running.sim.getPost('facebook', outcome.remoteId)?.media).toMatchObject({
       video: { length: VIDEO.length, sha256: sha(VIDEO) },
     });
+  });
+
+  it('asks the session where it stands when Meta says the offset is wrong (6001/1363037), then goes on', async () => {
+    // A stand-in Graph whose first transfer answers Meta's lost-place error (as restfb/restfb#737 quotes it).
+    const seen: string[] = [];
+    let transfers = 0;
+    const graph = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url?.split('?')[0]} ${String(req.headers.file_offset ?? '')}`);
+      req.resume();
+      req.on('end', () => {
+        const json = (status: number, body: unknown) =>
+          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        if (req.url?.includes('/uploads')) return json(200, { id: 'upload:s1' });
+        if (req.method === 'GET') return json(200, { id: 'upload:s1', file_offset: 0 });
+        if (req.url?.includes('upload:s1')) {
+          transfers += 1;
+          if (transfers === 1) {
+            return json(400, {
+              error: {
+                message: 'There was a problem uploading your video. Please try again.',
+                type: 'OAuthException',
+                code: 6001,
+                error_data: { start_offset: 0, end_offset: VIDEO.length },
+                error_subcode: 1363037,
+                is_transient: false,
+              },
+            });
+          }
+          return json(200, { h: 'handle-1' });
+        }
+        return json(200, { id: '55_66' });
+      });
+    });
+    await new Promise<void>((resolve) => graph.listen(0, '127.0.0.1', resolve));
+    try {
+      const fake = createFacebookConnector({
+        baseUrl: `http://127.0.0.1:${(graph.address() as AddressInfo).port}`,
+        timeoutMs: 2000,
+        appId: APP_ID,
+        fetchMedia: createMediaFetcher({ allowPrivate: true }),
+      });
+      const outcome = await fake.publish(input());
+      expect(outcome).toMatchObject({ ok: true, remoteId: '55_66' });
+      expect(seen).toEqual([
+        `POST /v25.0/${APP_ID}/uploads `,
+        'POST /v25.0/upload:s1 0',
+        'GET /v25.0/upload:s1 ',
+        'POST /v25.0/upload:s1 0',
+        'POST /v25.0/1122334455/videos ',
+      ]);
+    } finally {
+      await new Promise((resolve) => graph.close(resolve));
+    }
   });
 
   it('refuses, without a call, an account connected before the user token was kept: reconnect', async () => {
