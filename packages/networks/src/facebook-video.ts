@@ -1,6 +1,8 @@
+import { createReadStream, type ReadStream } from 'node:fs';
 import { type Got, HTTPError } from 'got';
 import type { TConnectorAccount, TNetworkFailure, TPublishInput, TPublishOutcome } from './connector.js';
 import { graphErrorCode } from './graph-api.js';
+import type { TStep } from './http-client.js';
 import type { TFetchMedia } from './media-fetch.js';
 
 /**
@@ -17,7 +19,7 @@ import type { TFetchMedia } from './media-fetch.js';
  * the Page token (`extra.userToken`). https://developers.facebook.com/docs/graph-api/guides/upload
  */
 
-/** Bounded by what the media fetcher holds in memory per download (the same bound as YouTube and TikTok). */
+/** The download bound (as YouTube and TikTok); the file is spooled to disk, not held in memory. */
 export const FACEBOOK_MAX_VIDEO_BYTES = 512 * 1024 * 1024;
 /** Interruptions of one upload resumed within one attempt; later ones resume at the next attempt. */
 const MAX_RESUMES = 3;
@@ -29,6 +31,13 @@ const MAX_RESUMES = 3;
 const OFFSET_MISMATCH = 6001;
 const isOffsetMismatch = (error: unknown) =>
   error instanceof HTTPError && graphErrorCode(error.response.body) === OFFSET_MISMATCH;
+
+/** The video to send: a spooled file read from an offset, or (a fetcher without `toFile`) bytes in memory. */
+interface TVideoSource {
+  size: number;
+  from(offset: number): Buffer | ReadStream;
+  dispose(): Promise<void>;
+}
 
 /** Saved once the session exists, and again with the handle once every byte arrived. */
 type TProgress = { fbSession: string; size: string; handle?: string };
@@ -95,7 +104,7 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
   async function transfer(
     account: TConnectorAccount,
     session: string,
-    bytes: Buffer,
+    source: TVideoSource,
     from: number,
     auth: Record<string, string>,
   ): Promise<string> {
@@ -104,8 +113,13 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
       try {
         const answer = await graph
           .post(session, {
-            headers: { ...auth, file_offset: String(offset), 'content-type': 'application/octet-stream' },
-            body: bytes.subarray(offset),
+            headers: {
+              ...auth,
+              file_offset: String(offset),
+              'content-type': 'application/octet-stream',
+              'content-length': String(source.size - offset),
+            },
+            body: source.from(offset),
             timeout: transferTimeout,
           })
           .json<{ h?: unknown }>();
@@ -125,7 +139,7 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
         offset = await sessionOffset(session, auth).catch((e: unknown) => {
           throw e instanceof UploadStop ? e : new UploadStop(uploadFailure(e, account));
         });
-        if (offset > bytes.length) {
+        if (offset > source.size) {
           throw new UploadStop({
             kind: 'transient',
             message: `${network} holds more bytes than the video has.`,
@@ -135,22 +149,64 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
     }
   }
 
+  /** The video as a temporary file (the shared fetcher), or as bytes from a fetcher without `toFile`. */
+  async function download(url: string): Promise<TStep<TVideoSource>> {
+    const request = {
+      url,
+      kind: 'video' as const,
+      network,
+      maxBytes: FACEBOOK_MAX_VIDEO_BYTES,
+      // The Resumable Upload API's only video type.
+      accept: ['video/mp4'],
+    };
+    if (deps.fetchMedia.toFile) {
+      const spooled = await deps.fetchMedia.toFile(request);
+      if (!spooled.ok) return spooled;
+      const { path, size, dispose } = spooled.value;
+      // A transfer cut short may leave its read stream open: every one is closed before the file goes.
+      const opened: ReadStream[] = [];
+      return {
+        ok: true,
+        value: {
+          size,
+          from: (offset) => {
+            const stream = createReadStream(path, { start: offset });
+            opened.push(stream);
+            return stream;
+          },
+          dispose: async () => {
+            for (const stream of opened) stream.destroy();
+            await dispose();
+          },
+        },
+      };
+    }
+    const fetched = await deps.fetchMedia(request);
+    if (!fetched.ok) return fetched;
+    const { bytes } = fetched.value;
+    return {
+      ok: true,
+      value: { size: bytes.length, from: (offset) => bytes.subarray(offset), dispose: async () => {} },
+    };
+  }
+
   /** The handle of the uploaded file: a saved one, a saved session resumed, or a new session. */
   async function upload(
     input: TPublishInput,
-    bytes: Buffer,
+    source: TVideoSource,
     userToken: string,
     appId: string,
   ): Promise<string> {
+    const size = source.size;
     const auth = { authorization: `OAuth ${userToken}` };
     const saved = input.progress?.saved as TProgress | null | undefined;
     let session: string | null = null;
     let offset = 0;
-    if (saved?.fbSession && Number(saved.size) === bytes.length) {
+    if (saved?.fbSession && Number(saved.size) === size) {
       if (saved.handle) return saved.handle;
       // An unknown or expired session is started afresh: nothing was published from it.
       const held = await sessionOffset(saved.fbSession, auth).catch(() => null);
-      if (held !== null && held <= bytes.length) {
+      if (held !== null && held <= size) {
         session = saved.fbSession;
         offset = held;
       }
@@ -159,7 +215,7 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
       try {
         const started = await graph
           .post(`${encodeURIComponent(appId)}/uploads`, {
-            searchParams: { file_name: 'video.mp4', file_length: bytes.length, file_type: 'video/mp4' },
+            searchParams: { file_name: 'video.mp4', file_length: size, file_type: 'video/mp4' },
             headers: auth,
           })
           .json<{ id?: unknown }>();
@@ -173,12 +229,12 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
         const { outcomeUnknown: _unknown, ...failure } = uploadFailure(error, input.account);
         throw new UploadStop(failure);
       }
-      await input.progress?.save({ fbSession: session, size: String(bytes.length) } satisfies TProgress);
+      await input.progress?.save({ fbSession: session, size: String(size) } satisfies TProgress);
     }
-    const handle = await transfer(input.account, session, bytes, offset, auth);
+    const handle = await transfer(input.account, session, source, offset, auth);
     await input.progress?.save({
       fbSession: session,
-      size: String(bytes.length),
+      size: String(size),
       handle,
     } satisfies TProgress);
     return handle;
@@ -207,22 +263,16 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
         `${network} video uploads need the Meta app id: the operator sets OAUTH_FACEBOOK_CLIENT_ID for the publisher.`,
       );
     }
-    const downloaded = await deps.fetchMedia({
-      url,
-      kind: 'video',
-      network,
-      maxBytes: FACEBOOK_MAX_VIDEO_BYTES,
-      // The Resumable Upload API's only video type.
-      accept: ['video/mp4'],
-    });
-    if (!downloaded.ok) return downloaded;
-    const { bytes } = downloaded.value;
+    const source = await download(url);
+    if (!source.ok) return source;
     let handle: string;
     try {
-      handle = await upload(input, bytes, userToken, deps.appId);
+      handle = await upload(input, source.value, userToken, deps.appId);
     } catch (error) {
       if (error instanceof UploadStop) return { ok: false, failure: error.failure };
       return { ok: false, failure: uploadFailure(error, account) };
+    } finally {
+      await source.value.dispose();
     }
     try {
       const published = await videoHost

@@ -1,3 +1,8 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import got, { type Request, RequestError, TimeoutError } from 'got';
 import {
   assertFetchableMediaUrl,
@@ -36,7 +41,24 @@ export interface TFetchedMedia {
   reencoded?: boolean;
 }
 
-export type TFetchMedia = (request: TMediaRequest) => Promise<TStep<TFetchedMedia>>;
+/**
+ * A video written to a temporary file as it downloads, never held whole in memory: for connectors that send
+ * it on in parts (Facebook's resumable upload). `dispose` removes the file; call it once the upload is over.
+ */
+export interface TSpooledMedia {
+  path: string;
+  size: number;
+  type: string;
+  dispose(): Promise<void>;
+}
+
+/**
+ * The fetcher; `toFile` downloads a video to a temporary file under the same policy (address, redirects,
+ * size, type, time). Absent on fetchers that do not offer it (a connector then takes the bytes).
+ */
+export type TFetchMedia = ((request: TMediaRequest) => Promise<TStep<TFetchedMedia>>) & {
+  toFile?: (request: TMediaRequest & { kind: 'video' }) => Promise<TStep<TSpooledMedia>>;
+};
 
 export interface TMediaFetchConfig {
   /** Lets media URLs resolve to loopback or private addresses (`MEDIA_ALLOW_PRIVATE_URLS`, tests only). */
@@ -128,6 +150,43 @@ async function readCapped(
   return bytes;
 }
 
+/** Like `readCapped`, but writes the body to `path` as it arrives (with back-pressure); returns its size. */
+async function spoolCapped(
+  stream: Request,
+  path: string,
+  cap: number,
+  declared: string,
+  tooLarge: string,
+): Promise<{ size: number; type: string }> {
+  const out = createWriteStream(path, { mode: 0o600 });
+  const failed = new Promise<never>((_resolve, reject) => out.once('error', reject));
+  failed.catch(() => undefined);
+  let head = Buffer.alloc(0);
+  let total = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > cap) throw new MediaRefusal('rejected', tooLarge);
+      if (head.length < SNIFF_BYTES) {
+        head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+        if (head.length >= SNIFF_BYTES) {
+          const problem = mediaTypeProblem('video', declared, sniffMedia(head));
+          if (problem) throw new MediaRefusal('rejected', problem);
+        }
+      }
+      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+    }
+    await Promise.race([new Promise<void>((resolve) => out.end(resolve)), failed]);
+  } catch (err) {
+    out.destroy();
+    throw err;
+  }
+  const sniffed = sniffMedia(head);
+  const problem = mediaTypeProblem('video', declared, sniffed);
+  if (problem) throw new MediaRefusal('rejected', problem);
+  return { size: total, type: sniffed?.type ?? 'application/octet-stream' };
+}
+
 function refusalOf(err: unknown, timedOut: boolean): MediaRefusal {
   if (err instanceof MediaRefusal) return err;
   if (timedOut || err instanceof TimeoutError) {
@@ -174,7 +233,26 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
     headers: { 'user-agent': 'social-post-service/0.1 (media download)', accept: 'image/*, video/*' },
   });
 
-  async function download(url: string, kind: 'image' | 'video', cap: number, limitText: string) {
+  async function download(
+    url: string,
+    kind: 'image' | 'video',
+    cap: number,
+    limitText: string,
+  ): Promise<Buffer>;
+  async function download(
+    url: string,
+    kind: 'image' | 'video',
+    cap: number,
+    limitText: string,
+    spoolTo: string,
+  ): Promise<{ size: number; type: string }>;
+  async function download(
+    url: string,
+    kind: 'image' | 'video',
+    cap: number,
+    limitText: string,
+    spoolTo?: string,
+  ): Promise<Buffer | { size: number; type: string }> {
     const bound =
       kind === 'video'
         ? (config.videoTimeoutMs ?? DEFAULTS.videoTimeoutMs)
@@ -229,13 +307,9 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
           current.destroy();
           throw new MediaRefusal('rejected', limitText);
         }
-        return await readCapped(
-          current,
-          cap,
-          kind,
-          declaredType(response.headers['content-type']),
-          limitText,
-        );
+        const declared = declaredType(response.headers['content-type']);
+        if (spoolTo) return await spoolCapped(current, spoolTo, cap, declared, limitText);
+        return await readCapped(current, cap, kind, declared, limitText);
       }
     } catch (err) {
       current?.destroy();
@@ -245,7 +319,7 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
     }
   }
 
-  return async ({ url, kind, network, maxBytes, accept }) => {
+  const fetchMedia: TFetchMedia = async ({ url, kind, network, maxBytes, accept }) => {
     const fail = (refusal: MediaRefusal) => ({
       ok: false as const,
       failure: {
@@ -285,4 +359,34 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
       },
     };
   };
+
+  fetchMedia.toFile = async ({ url, network, maxBytes, accept }) => {
+    const dir = await mkdtemp(join(tmpdir(), 'sps-media-'));
+    const dispose = () => rm(dir, { recursive: true, force: true });
+    const path = join(dir, 'video');
+    try {
+      const { size, type } = await download(
+        url,
+        'video',
+        maxBytes,
+        `the file is larger than ${network} accepts for a video (${maxBytes} bytes)`,
+        path,
+      );
+      if (accept && !accept.includes(type)) {
+        throw new MediaRefusal('rejected', `the file is a ${type} video, a type ${network} does not take`);
+      }
+      return { ok: true, value: { path, size, type, dispose } };
+    } catch (err) {
+      await dispose();
+      const refusal = refusalOf(err, false);
+      return {
+        ok: false,
+        failure: {
+          kind: refusal.kind,
+          message: `Could not use the video ${shown(url)} for ${network}: ${refusal.reason}.${refusal.kind === 'rejected' ? ' Fix the media URL or file and retry.' : ''}`,
+        },
+      };
+    }
+  };
+  return fetchMedia;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
@@ -10,7 +11,7 @@ import type {
   TPublishProgress,
 } from '../src/connector.js';
 import { createFacebookConnector } from '../src/facebook.connector.js';
-import { createMediaFetcher } from '../src/media-fetch.js';
+import { createMediaFetcher, type TFetchMedia } from '../src/media-fetch.js';
 import { mp4, startMediaServer, type TMediaServer } from './media-server.js';
 
 // Page videos per Meta's current guide: the bytes go up with the Resumable Upload API (user token, the app
@@ -102,6 +103,40 @@ describe('Facebook video (Resumable Upload API, then graph-video)', () => {
     // The session, then the handle, were kept; a published video clears them.
     expect(progress.states.at(-1)).toBeNull();
     expect(progress.states[1]).toMatchObject({ handle: expect.any(String) });
+  });
+
+  it('sends the video from a temporary file (never the bytes in memory) and removes the file afterwards', async () => {
+    const shared = createMediaFetcher({ allowPrivate: true });
+    const spooled: string[] = [];
+    let inMemory = 0;
+    const spying: TFetchMedia = Object.assign(
+      (request: Parameters<TFetchMedia>[0]) => {
+        inMemory += 1;
+        return shared(request);
+      },
+      {
+        toFile: async (request: Parameters<NonNullable<TFetchMedia['toFile']>>[0]) => {
+          const outcome = await (shared.toFile as NonNullable<TFetchMedia['toFile']>)(request);
+          if (outcome.ok) spooled.push(outcome.value.path);
+          return outcome;
+        },
+      },
+    );
+    const spy = createFacebookConnector({
+      baseUrl: running.baseUrls.facebook,
+      timeoutMs: 2000,
+      appId: APP_ID,
+      fetchMedia: spying,
+    });
+    running.sim.addFault({ platform: 'facebook', kind: 'transient', remaining: 1, pathIncludes: '/upload:' });
+    const outcome = await spy.publish(input());
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(inMemory).toBe(0);
+    expect(spooled).toHaveLength(1);
+    expect(existsSync(spooled[0] ?? '')).toBe(false);
+    expect(running.sim.getPost('facebook', outcome.remoteId)?.media).toMatchObject({
+      video: { length: VIDEO.length, sha256: sha(VIDEO) },
+    });
   });
 
   it('resumes from the offset the session reports after a dropped transfer', async () => {
