@@ -78,11 +78,12 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
   };
 
   /**
-   * The user token's failures: an expired or revoked user token (code 190) cannot be refreshed here (Meta
+   * Failures of the upload calls. An expired or revoked user token (code 190) cannot be refreshed here (Meta
    * has no refresh grant for it), so it is a reconnect, never `auth_expired` of the Page token.
    */
   function uploadFailure(err: unknown, account: TConnectorAccount): TNetworkFailure {
-    const failure = deps.classify(err);
+    // An upload publishes nothing: a lost answer here never needs a read-back before the next attempt.
+    const { outcomeUnknown: _unknown, ...failure } = deps.classify(err);
     if (failure.kind !== 'auth_expired') return failure;
     return {
       ...failure,
@@ -226,8 +227,7 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
       } catch (error) {
         if (error instanceof UploadStop) throw error;
         // No session, nothing published: even a timeout is safe to retry.
-        const { outcomeUnknown: _unknown, ...failure } = uploadFailure(error, input.account);
-        throw new UploadStop(failure);
+        throw new UploadStop(uploadFailure(error, input.account));
       }
       await input.progress?.save({ fbSession: session, size: String(size) } satisfies TProgress);
     }
