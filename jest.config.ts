@@ -2,7 +2,7 @@
 import type { Config } from 'jest';
 
 // Workspace packages resolve to their TypeScript sources so tests never run stale dist/ builds.
-const packages = ['core', 'db', 'queue', 'networks', 'ops'];
+const packages = ['core', 'db', 'queue', 'networks', 'ops', 'storage'];
 
 const config: Config = {
   testEnvironment: 'node',
@@ -16,6 +16,7 @@ const config: Config = {
   moduleNameMapper: {
     '^@sps/db/testing$': '<rootDir>/packages/db/src/testing.ts',
     '^@sps/db/sql$': '<rootDir>/packages/db/src/sql.ts',
+    '^@sps/queue/connection$': '<rootDir>/packages/queue/src/connection.ts',
     '^@sps/core/essentials$': '<rootDir>/packages/core/src/essentials.ts',
     ...Object.fromEntries(packages.map((p) => [`^@sps/${p}$`, `<rootDir>/packages/${p}/src/index.ts`])),
     '^@sps/network-sim$': '<rootDir>/apps/network-sim/src/index.ts',

@@ -5,5 +5,11 @@ import { defineConfig } from 'prisma/config';
 export default defineConfig({
   schema: 'prisma/schema.prisma',
   migrations: { path: 'prisma/migrations' },
-  datasource: { url: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/social_posts' },
+  // Migrations connect directly (DIRECT_DATABASE_URL) when the processes go through PgBouncer.
+  datasource: {
+    url:
+      process.env.DIRECT_DATABASE_URL ||
+      process.env.DATABASE_URL ||
+      'postgresql://postgres@127.0.0.1:5432/social_posts',
+  },
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { secretBox } from '@sps/core';
 import { createAccountRepository, createDb } from '@sps/db';
-import { createQueues, createWorkerConnection } from '@sps/queue';
+import { createQueues, createRedisFactory } from '@sps/queue';
 import got from 'got';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -122,7 +122,7 @@ async function main() {
 
   const prefix = `sps-bench-webhooks-${process.pid}`;
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const connection = createWorkerConnection(redisUrl);
+  const connection = createRedisFactory({ url: redisUrl }).worker();
   const queues = createQueues(connection, prefix);
   const { createWebhooksWorker } = await import(resolve(root, 'apps/webhooks/dist/webhooks.js'));
   const { createMailer } = await import(resolve(root, 'apps/webhooks/dist/mailer.js'));

@@ -92,7 +92,12 @@ function local(host) {
 }
 
 function postgres() {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/social_posts');
+  // The direct connection when there is one (DATABASE_URL may point at PgBouncer, which this does not start).
+  const url = new URL(
+    process.env.DIRECT_DATABASE_URL ||
+      process.env.DATABASE_URL ||
+      'postgresql://postgres@127.0.0.1:5432/social_posts',
+  );
   const host = url.hostname || '127.0.0.1';
   const port = url.port || '5432';
   const ready = () =>
@@ -110,6 +115,8 @@ function postgres() {
 }
 
 function redis() {
+  // A Redis Cluster (REDIS_CLUSTER_NODES) is the operator's to run; tests always need the local Redis too.
+  if (mode === 'start' && process.env.REDIS_CLUSTER_NODES) return;
   const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const host = url.hostname || '127.0.0.1';
   const port = url.port || '6379';

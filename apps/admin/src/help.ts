@@ -27,7 +27,7 @@ ${table(COMMAND_SPECS.map((c) => [c.name, c.summary]))}
 
 Help for one command: ${RUN} <command> --help   (e.g. ${RUN} key create --help)
 
-Environment: DATABASE_URL, REDIS_URL, QUEUE_PREFIX, ENCRYPTION_KEY (the API's; see the README, Configuration).
+Environment: DATABASE_URL, REDIS_URL or REDIS_CLUSTER_NODES, QUEUE_PREFIX, ENCRYPTION_KEY (the API's; see the README, Configuration).
 `;
 }
 

@@ -4,8 +4,17 @@ import { deployMigrations, diffMigrationsToSchema, migrationStatus } from '@sps/
 import { z } from 'zod';
 
 // `npm run db:migrate | db:status | db:new-migration -- <name> | db:check`, run from the repository root.
+// DIRECT_DATABASE_URL (like Prisma's directUrl) wins: the processes may reach PostgreSQL through PgBouncer
+// (DATABASE_URL with pgbouncer=true), migrations never do (advisory locks, CREATE DATABASE, long DDL).
 const env = z
-  .object({ DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/social_posts') })
+  .object({
+    DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/social_posts'),
+    DIRECT_DATABASE_URL: z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v)),
+  })
+  .transform((e) => ({ DATABASE_URL: e.DIRECT_DATABASE_URL ?? e.DATABASE_URL }))
   .parse(process.env);
 const root = process.env.INIT_CWD ?? process.cwd();
 const paths = {

@@ -1,6 +1,6 @@
 import { presentDeliveryB } from '@sps/core';
 import { createSocialAccountRepository, createWebhookRepository } from '@sps/db';
-import { createProducerConnection, createQueues, enqueueWebhookDelivery } from '@sps/queue';
+import { createQueues, createRedisFactory, enqueueWebhookDelivery } from '@sps/queue';
 import { id, type THandler, UsageError } from './context.js';
 
 // The commands that use the repositories (Prisma) and BullMQ: loaded only when one of them runs.
@@ -47,7 +47,10 @@ export const PRISMA_COMMANDS: Record<string, THandler> = {
     if (outcome.kind === 'webhook_inactive')
       throw new UsageError('the webhook is not active; re-activate it first');
     if (outcome.kind !== 'reset') throw new UsageError(`no delivery ${deliveryId} in account ${accountId}`);
-    const redis = createProducerConnection(ctx.env.REDIS_URL, { lazyConnect: true });
+    const redis = createRedisFactory({
+      url: ctx.env.REDIS_URL,
+      clusterNodes: ctx.env.REDIS_CLUSTER_NODES,
+    }).producer({ lazyConnect: true });
     redis.on('error', () => undefined);
     const queues = createQueues(redis, ctx.env.QUEUE_PREFIX);
     let enqueued = true;

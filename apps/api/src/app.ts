@@ -3,6 +3,7 @@ import {
   createEventFeedRepository,
   createIdempotencyRepository,
   createMastodonAppRepository,
+  createMediaRepository,
   createOAuthStateRepository,
   createOwnerRepository,
   createPostRepository,
@@ -14,9 +15,9 @@ import {
   pingDb,
   type TDb,
 } from '@sps/db';
-import type { TQueues } from '@sps/queue';
+import type { TQueues, TRedis } from '@sps/queue';
+import { createStorage, type TStorage } from '@sps/storage';
 import express, { type Express } from 'express';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { dashboardApiRouter } from './dashboard/dashboard.route.js';
 import { dashboardStatic } from './dashboard/dashboard-static.js';
@@ -29,6 +30,10 @@ import { createIdempotency } from './http/idempotency.js';
 import { createRateLimits, WindowLimiter } from './http/rate-limit.js';
 import { requestLog } from './http/request-log.js';
 import { mcpRouter } from './mcp/mcp.route.js';
+import { mediaServeRouter } from './media/media-serve.route.js';
+import { createMediaService } from './media/media-service.js';
+import { createTusStaging } from './media/tus-staging.js';
+import { type TTusStaging, tusUploadsHandler } from './media/tus-uploads.js';
 import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
 import { adminAuth, localOnly, notFound } from './ops/admin-auth.js';
@@ -48,9 +53,13 @@ import { variantBRouter } from './variant-b/router.js';
 export interface TApiDeps {
   env: TApiEnv;
   db: TDb;
-  redis: Redis;
+  redis: TRedis;
   queues: TQueues;
   logger: Logger;
+  /** The media store; built from MEDIA_STORAGE when not given. */
+  storage?: TStorage;
+  /** Where unfinished tus uploads wait; built from MEDIA_STORAGE when not given. */
+  tusStaging?: TTusStaging;
 }
 
 export interface TApi {
@@ -59,9 +68,22 @@ export interface TApi {
   metrics: TApiMetrics;
   /** The dashboard's live streams: closed first on shutdown, so the HTTP server can drain. */
   live: LiveEvents;
+  /** The media store (tests give it to an in-process publisher). */
+  storage: TStorage;
 }
 
-export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
+export function createApi({
+  env,
+  db,
+  redis,
+  queues,
+  logger,
+  storage: givenStorage,
+  tusStaging,
+}: TApiDeps): TApi {
+  const storage = givenStorage ?? createStorage(env.mediaStorage);
+  const mediaRepository = createMediaRepository(db);
+  const media = createMediaService({ media: mediaRepository, storage });
   const accountsRepo = createAccountRepository(db);
   const settings = createSettingsRepository(db);
   const metrics = createApiMetrics(queues);
@@ -177,14 +199,25 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
     posts,
     publishing,
     accounts,
+    media,
+    publicUrl: env.publicUrl,
     logger,
     bodyLimit: env.BODY_LIMIT,
     rateLimits,
     idempotent,
   };
-  const depsB = { ...depsA, settings, webhooks, connect };
+  const tusUploads = tusUploadsHandler({
+    media,
+    staging: tusStaging ?? createTusStaging(env.mediaStorage, env.MEDIA_DIR),
+    publicUrl: env.publicUrl,
+    logger,
+  });
+  const depsB = { ...depsA, settings, webhooks, connect, tusUploads };
   app.use('/v1', variantBRouter(depsB));
   app.use('/api', variantARouter(depsA));
+
+  // Uploaded media to anyone holding its URL (networks fetch it from here): no API key.
+  app.use(mediaServeRouter({ media: mediaRepository, storage, logger }));
 
   // The API description and its docs page: public, before any authentication.
   app.use(openApiRouter());
@@ -222,6 +255,12 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
       settings,
       webhooks,
       connect,
+      media,
+      publicUrl: env.publicUrl,
+      mediaDownload: {
+        allowPrivate: env.MEDIA_ALLOW_PRIVATE_URLS,
+        videoTimeoutMs: env.MEDIA_VIDEO_DOWNLOAD_TIMEOUT,
+      },
       logger,
       bodyLimit: env.BODY_LIMIT,
       idempotent,
@@ -262,5 +301,5 @@ export function createApi({ env, db, redis, queues, logger }: TApiDeps): TApi {
   app.use((req, res) => {
     res.status(404).json({ error: `No route ${req.method} ${req.path}` });
   });
-  return { app, verifier, metrics, live };
+  return { app, verifier, metrics, live, storage };
 }

@@ -1,5 +1,6 @@
 import {
   DEFAULT_AVAILABILITY_A,
+  mediaStorageConfig,
   networkBaseUrls,
   oauthAppsFromEnv,
   parseAppEnv,
@@ -7,10 +8,12 @@ import {
   parseDuration,
   parseEnvValue,
   parseTwitterAllowance,
+  type TMediaStorageConfig,
   type TTwitterAllowanceByPlan,
   ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
+  ZMediaEnv,
 } from '@sps/core';
 import { z } from 'zod';
 import { parseTrustProxy } from './http/client-address.js';
@@ -18,6 +21,7 @@ import { originOf } from './http/origin.js';
 import { parseTiersB, type TTiersB } from './limits-config.js';
 
 const ZApiEnv = ZCommonEnv.extend({
+  ...ZMediaEnv.shape,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /**
    * Where the API listens. Unset: every interface (`0.0.0.0`) with ENCRYPTION_KEY, loopback only without it
@@ -53,6 +57,10 @@ const ZApiEnv = ZCommonEnv.extend({
       }
     }),
   WEBHOOK_ALLOW_PRIVATE_URLS: ZBooleanFlag,
+  /** `true` lets media URLs given to MCP's upload_media resolve to loopback or private addresses (tests only). */
+  MEDIA_ALLOW_PRIVATE_URLS: ZBooleanFlag,
+  /** Bound on one download of MCP upload_media from a URL (all hops, headers and body), as the publisher's for videos. */
+  MEDIA_VIDEO_DOWNLOAD_TIMEOUT: ZDuration.default(parseDuration('5m')),
   /** Variant A network availability, `platform=live|testing|pending_approval|disabled,...`. */
   NETWORK_AVAILABILITY: z.string().default(DEFAULT_AVAILABILITY_A),
   /** How long Variant A publish, create-with-published and retry wait for the networks' outcome. */
@@ -133,6 +141,7 @@ export type TApiEnv = Omit<z.output<typeof ZApiEnv>, 'HOST'> & {
   /** PUBLIC_URL is https: cookies are `Secure`. */
   secureCookies: boolean;
   oauthApps: ReturnType<typeof oauthAppsFromEnv>;
+  mediaStorage: TMediaStorageConfig;
 };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TApiEnv {
@@ -154,6 +163,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     redirectOrigins: [...new Set([originOf(publicUrl) ?? publicUrl, ...env.CONNECT_REDIRECT_ORIGINS])],
     secureCookies,
     oauthApps: oauthAppsFromEnv(source),
+    mediaStorage: parseEnvValue('MEDIA_STORAGE', () => mediaStorageConfig(env)),
     tiersB: parseEnvValue('RATE_LIMIT_B_TIERS', () => parseTiersB(env.RATE_LIMIT_B_TIERS)),
     twitterAllowance: parseEnvValue('TWITTER_MONTHLY_ALLOWANCE', () =>
       parseTwitterAllowance(env.TWITTER_MONTHLY_ALLOWANCE),

@@ -2,8 +2,7 @@ import type { Server } from 'node:http';
 import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
 import { createDb, createIdempotencyRepository } from '@sps/db';
 import { stopOnSignals } from '@sps/ops';
-import { createProducerConnection, createQueues } from '@sps/queue';
-import { Redis } from 'ioredis';
+import { createQueues, createRedisFactory } from '@sps/queue';
 import { createApi } from './app.js';
 import { loadEnv } from './env.js';
 import { sweepExpiredKeys } from './http/idempotency.js';
@@ -19,14 +18,13 @@ if (env.usesDevelopmentKey) {
   process.stderr.write(`\n*** WARNING: ${DEVELOPMENT_KEY_WARNING} ***\n\n`);
 }
 const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
+// One Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES), for every connection below.
+const redisFactory = createRedisFactory({ url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES });
 // Producers fail fast when Redis is down (the request answers 503) instead of queueing commands.
-const redis = createProducerConnection(env.REDIS_URL);
+const redis = redisFactory.producer();
 const queues = createQueues(redis, env.QUEUE_PREFIX);
 // Named so an operator (or a test) can find it in CLIENT LIST: the key cache is emptied when it reconnects.
-const subscriber = new Redis(env.REDIS_URL, {
-  maxRetriesPerRequest: null,
-  connectionName: `${env.QUEUE_PREFIX}-key-revocations`,
-});
+const subscriber = redisFactory.subscriber(`${env.QUEUE_PREFIX}-key-revocations`);
 redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 subscriber.on('error', (err) => logger.warn({ err: err.message }, 'redis subscriber error'));
 

@@ -1,11 +1,22 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PLATFORMS, secretBox, type TPlatform } from '@sps/core';
 import { createDb, createSocialAccountRepository, type TDb, type TPlan } from '@sps/db';
 import { createTestAccount, createTestDatabase, type TTestAccount, testPrefix } from '@sps/db/testing';
 import { simOAuthEnv, startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import { createConnectors } from '@sps/networks';
-import { createQueues, createWorkerConnection, type TQueues } from '@sps/queue';
+import {
+  createQueues,
+  createRedisFactory,
+  deleteKeysMatching,
+  type TQueues,
+  type TRedis,
+  type TRedisFactory,
+} from '@sps/queue';
+import type { TStorage } from '@sps/storage';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
+import { ownMediaSource } from '../../publisher/src/own-media.js';
 import { createPublisher, type TPublisher } from '../../publisher/src/publisher.js';
 import type { TWebhooksOptions } from '../../webhooks/src/context.js';
 import { createMailer } from '../../webhooks/src/mailer.js';
@@ -21,7 +32,12 @@ export interface TTestApi {
   live: LiveEvents;
   db: TDb;
   env: TApiEnv;
-  redis: Redis;
+  /** The API's Redis connection (one server, or the cluster when REDIS_CLUSTER_NODES is set). */
+  redis: TRedis;
+  /** Makes further connections to the same Redis or cluster. */
+  redisFactory: TRedisFactory;
+  /** The API's media store (MEDIA_STORAGE=fs in a temporary MEDIA_DIR unless the test says otherwise). */
+  storage: TStorage;
   queues: TQueues;
   /** Present with `{ publisher: true }` or `{ sim: true }`: the network simulator every connector points at. */
   sim?: TRunningSim;
@@ -97,10 +113,13 @@ export async function startTestApi(
       ? (options as TTestApiOptions)
       : { env: options as Record<string, string> };
   const database = await createTestDatabase();
+  const mediaDir = await mkdtemp(join(tmpdir(), 'sps-media-'));
   const sim = opts.publisher || opts.sim ? await startNetworkSim() : undefined;
   const env = loadEnv({
     DATABASE_URL: database.url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // `.ci/run` runs some files again on a Redis Cluster by setting this.
+    REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? '',
     QUEUE_PREFIX: testPrefix('api'),
     LOG_LEVEL: 'silent',
     // Every request of a test file comes from 127.0.0.1: Variant A's per-IP limits would trip files that
@@ -113,6 +132,8 @@ export async function startTestApi(
     // allowed origin); oauth-redirects.test.ts checks the refusal of others.
     CONNECT_REDIRECT_ORIGINS: 'https://app.example',
     NETWORK_AVAILABILITY: 'twitter=live,threads=live,bluesky=testing,linkedin=testing,mastodon=testing',
+    // Uploaded media of this test file only (MEDIA_STORAGE=fs), removed by close().
+    MEDIA_DIR: mediaDir,
     ...(sim
       ? {
           ...Object.fromEntries(
@@ -125,14 +146,16 @@ export async function startTestApi(
     ...opts.env,
   });
   const db = createDb(env.DATABASE_URL, { poolMax: 6 });
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
-  const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
-  const workerConnection = createWorkerConnection(env.REDIS_URL);
+  const redisFactory = testRedisFactory(env);
+  // The API's producer connection fails fast while it is not connected: wait until it is.
+  const redis = await connected(redisFactory.producer());
+  const subscriber = redisFactory.subscriber();
+  const workerConnection = redisFactory.worker();
   const queues = createQueues(redis, env.QUEUE_PREFIX);
   // TEST_LOG_LEVEL=debug shows what the in-process API and publisher log, to debug a failing test.
   const logger = createLogger((process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent', 'api-test');
   const apiDb = opts.wrapApiDb ? opts.wrapApiDb(db) : db;
-  const { app, verifier, live } = createApi({ env, db: apiDb, redis, queues, logger });
+  const { app, verifier, live, storage } = createApi({ env, db: apiDb, redis, queues, logger });
   await verifier.listen(subscriber, env.QUEUE_PREFIX);
   const socialAccounts = createSocialAccountRepository(db);
 
@@ -149,7 +172,13 @@ export async function startTestApi(
           ? { appIds: { facebook: env.oauthApps.facebook.clientId } }
           : {}),
         // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
-        media: { allowPrivate: opts.mediaAllowPrivate ?? true, timeoutMs: 5_000, videoTimeoutMs: 10_000 },
+        media: {
+          // Media library URLs are read from the API's media store, as the publisher process does.
+          ownMedia: ownMediaSource(env.publicUrl, storage),
+          allowPrivate: opts.mediaAllowPrivate ?? true,
+          timeoutMs: 5_000,
+          videoTimeoutMs: 10_000,
+        },
         timeoutMs: opts.networkTimeoutMs ?? 2000,
         // The simulator finishes media processing at once; production waits the networks' documented cadence.
         processingWait: { intervalMs: 10, maxWaitMs: 2000 },
@@ -162,6 +191,7 @@ export async function startTestApi(
       ...(opts.keyTrustMs ? { keyTrustMs: opts.keyTrustMs } : {}),
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
       twitterAllowance: env.twitterAllowance,
+      mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
       oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
     });
@@ -197,7 +227,9 @@ export async function startTestApi(
     live,
     db,
     env,
+    storage,
     redis,
+    redisFactory,
     queues,
     ...(sim ? { sim } : {}),
     account: (plan = 'pro') => createTestAccount(db, plan),
@@ -239,17 +271,41 @@ export async function startTestApi(
       await api.publisher?.close();
       await queues.close();
       // Leave nothing of this file's prefix in Redis.
-      const keys = await redis.keys(`*${env.QUEUE_PREFIX}*`);
-      if (keys.length > 0) await redis.del(...keys);
+      await deleteKeysMatching(redis, `*${env.QUEUE_PREFIX}*`);
       await Promise.allSettled([redis.quit(), subscriber.quit(), workerConnection.quit()]);
       await db.$disconnect();
       await sim?.close();
+      await rm(mediaDir, { recursive: true, force: true });
       await database.drop();
     },
   };
   if (opts.publisher) await api.startPublisher();
   if (opts.webhooks) await api.startWebhooks();
   return api;
+}
+
+/**
+ * The Redis the tests use: REDIS_URL, or the Redis Cluster of REDIS_CLUSTER_NODES (`.ci/run` runs some files
+ * a second time on a local cluster). Test code may read the environment; production code never does here.
+ */
+export function testRedisFactory(
+  env: Pick<TApiEnv, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'> = loadEnv({
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? '',
+    LOG_LEVEL: 'silent',
+  }),
+): TRedisFactory {
+  return createRedisFactory({ url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES });
+}
+
+/** Resolves with the connection once it is ready (a cluster, once it knows its slots). */
+export async function connected(redis: TRedis): Promise<TRedis> {
+  if (redis.status !== 'ready')
+    await new Promise<void>((resolve, reject) => {
+      redis.once('ready', () => resolve());
+      redis.once('end', () => reject(new Error('Redis connection ended before it was ready')));
+    });
+  return redis;
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });

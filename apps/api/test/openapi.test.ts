@@ -20,6 +20,7 @@ const UNDOCUMENTED_PREFIXES = [
   '/mcp', // the MCP server (Streamable HTTP): its tools describe themselves over MCP
   '/admin/queues', // Bull Board's UI, behind ADMIN_TOKEN
   '/metrics', // Prometheus metrics, behind ADMIN_TOKEN: for operators, not API clients
+  '/v1/media/uploads', // tus 1.0 resumable uploads (HEAD/PATCH with offsets, no JSON bodies): see the tus protocol and the docs
   '/dashboard', // the dashboard's own session API (cookie + CSRF) and web app; the routers it mounts again are /api's and /v1's
 ];
 
@@ -387,6 +388,41 @@ describe('OpenAPI document (GET /openapi.json) and docs (GET /docs)', () => {
       );
       expect((await call('delete', '/v1/webhooks/{id}', { params: { id } })).status).toBe(204);
       expect((await call('get', '/v1/webhooks/{id}', { params: { id } })).status).toBe(404);
+    });
+
+    it('media library in both variants (upload, list, get, delete, 415) and the public URL', async () => {
+      const png = Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+        'base64',
+      );
+      const uploadB = await request(api.app).post('/v1/media').set(bearer(keyB)).attach('file', png, 'a.png');
+      expectDocumented(uploadB, 'post', '/v1/media');
+      expect(uploadB.status).toBe(201);
+      const refused = await request(api.app)
+        .post('/v1/media')
+        .set(bearer(keyB))
+        .attach('file', Buffer.from('plain text here!'), 'a.png');
+      expectDocumented(refused, 'post', '/v1/media');
+      expect(refused.status).toBe(415);
+      const uploadA = await request(api.app)
+        .post('/api/media')
+        .set(bearer(keyA))
+        .attach('file', png, 'a.png');
+      expectDocumented(uploadA, 'post', '/api/media');
+      expect(uploadA.status).toBe(201);
+      expect((await call('get', '/v1/media', { query: '?limit=5' })).status).toBe(200);
+      expect((await call('get', '/api/media')).status).toBe(200);
+      expect((await call('get', '/v1/media/{id}', { params: { id: uploadB.body.id } })).status).toBe(200);
+      expect((await call('get', '/api/media/{id}', { params: { id: uploadA.body.media.id } })).status).toBe(
+        200,
+      );
+      const file = new URL(uploadB.body.url).pathname.split('/').pop() as string;
+      expect((await call('get', '/media/{file}', { key: null, params: { file } })).status).toBe(200);
+      expect((await call('delete', '/v1/media/{id}', { params: { id: uploadB.body.id } })).status).toBe(204);
+      expect(
+        (await call('delete', '/api/media/{id}', { params: { id: uploadA.body.media.id } })).status,
+      ).toBe(200);
+      expect((await call('get', '/v1/media/{id}', { params: { id: uploadB.body.id } })).status).toBe(404);
     });
 
     it('operations routes', async () => {

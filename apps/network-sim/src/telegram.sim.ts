@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import { fileOf, readForm } from './multipart.sim.js';
 import { oauthStoreOf } from './oauth/oauth-store.js';
@@ -47,7 +48,14 @@ function mediaOf(value: unknown, field: string, files: Map<string, TFilePart>): 
 }
 
 function describe(media: TFilePart | string): unknown {
-  return typeof media === 'string' ? media : { bytes: media.bytes.length, type: media.type };
+  // The digest lets tests check that the bytes which arrived are the bytes that were uploaded.
+  return typeof media === 'string'
+    ? media
+    : {
+        bytes: media.bytes.length,
+        type: media.type,
+        sha256: createHash('sha256').update(media.bytes).digest('hex'),
+      };
 }
 
 function tooBig(media: TFilePart | string, kind: string): boolean {

@@ -14,8 +14,7 @@ import {
   type TUsageRepository,
 } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
-import type { TQueues } from '@sps/queue';
-import type { Redis } from 'ioredis';
+import type { TQueues, TRedis } from '@sps/queue';
 import type { Logger } from 'pino';
 import { noopPublisherMetrics, type TPublisherMetrics } from './metrics.js';
 import type { TPreparedPosts } from './prepared-posts.js';
@@ -69,7 +68,7 @@ export function createPublisherContext(deps: {
   options: TPublisherOptions;
   metrics?: TPublisherMetrics | undefined;
   /** The per-account refresh locks live here. */
-  redis: Redis;
+  redis: TRedis;
   oauth: TTokenRefreshConfig;
 }): Omit<TPublisherContext, 'prepared'> {
   const { redis, oauth, ...rest } = deps;

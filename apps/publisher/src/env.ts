@@ -1,11 +1,15 @@
 import {
+  mediaStorageConfig,
   networkBaseUrls,
   oauthAppsFromEnv,
   parseAppEnv,
   parseDuration,
+  parseEnvValue,
+  type TMediaStorageConfig,
   ZBooleanFlag,
   ZCommonEnv,
   ZDuration,
+  ZMediaEnv,
   ZMetricsHost,
   ZTwitterAllowance,
   zMetricsPort,
@@ -13,6 +17,12 @@ import {
 import { z } from 'zod';
 
 const ZPublisherEnv = ZCommonEnv.extend({
+  ...ZMediaEnv.shape,
+  /**
+   * The API's public base URL (the API's PUBLIC_URL): media library URLs under it are read from the media
+   * store instead of over HTTP. Defaults to the API's own default.
+   */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
   PUBLISH_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
   /** Per network call. */
   NETWORK_TIMEOUT: ZDuration.default(parseDuration('30s')),
@@ -67,12 +77,17 @@ export type TPublisherEnv = z.output<typeof ZPublisherEnv> & {
   networkBaseUrls: ReturnType<typeof networkBaseUrls>;
   /** `OAUTH_<NAME>_CLIENT_ID`/`_SECRET` and `NETWORK_<NAME>_TOKEN_URL`: token refreshes use them. */
   oauthApps: ReturnType<typeof oauthAppsFromEnv>;
+  mediaStorage: TMediaStorageConfig;
+  publicUrl: string;
 };
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): TPublisherEnv {
+  const env = parseAppEnv(ZPublisherEnv, source);
   return {
-    ...parseAppEnv(ZPublisherEnv, source),
+    ...env,
     networkBaseUrls: networkBaseUrls(source),
     oauthApps: oauthAppsFromEnv(source),
+    mediaStorage: parseEnvValue('MEDIA_STORAGE', () => mediaStorageConfig(env)),
+    publicUrl: env.PUBLIC_URL.replace(/\/+$/, ''),
   };
 }

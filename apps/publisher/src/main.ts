@@ -2,11 +2,13 @@ import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
 import { createConnectors } from '@sps/networks';
 import { logOptions, startMetricsServer, stopOnSignals } from '@sps/ops';
-import { createQueues, createWorkerConnection } from '@sps/queue';
+import { createQueues, createRedisFactory } from '@sps/queue';
+import { createStorage } from '@sps/storage';
 import { pino } from 'pino';
 import pretty from 'pino-pretty';
 import { loadEnv } from './env.js';
 import { createPublisherMetrics } from './metrics.js';
+import { ownMediaSource } from './own-media.js';
 import { createPublisher } from './publisher.js';
 
 const env = loadEnv();
@@ -23,9 +25,11 @@ if (env.usesDevelopmentKey) {
   process.stderr.write(`\n*** WARNING: ${DEVELOPMENT_KEY_WARNING} ***\n\n`);
 }
 const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
-const connection = createWorkerConnection(env.REDIS_URL);
+// One Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES).
+const connection = createRedisFactory({ url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES }).worker();
 connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 const queues = createQueues(connection, env.QUEUE_PREFIX);
+const storage = createStorage(env.mediaStorage);
 const connectors = createConnectors({
   baseUrls: env.networkBaseUrls,
   timeoutMs: env.NETWORK_TIMEOUT,
@@ -42,6 +46,7 @@ const connectors = createConnectors({
     threads: env.THREADS_API_VERSION,
   },
   media: {
+    ownMedia: ownMediaSource(env.publicUrl, storage),
     allowPrivate: env.MEDIA_ALLOW_PRIVATE_URLS,
     timeoutMs: env.MEDIA_DOWNLOAD_TIMEOUT,
     videoTimeoutMs: env.MEDIA_VIDEO_DOWNLOAD_TIMEOUT,
@@ -65,6 +70,7 @@ const publisher = await createPublisher({
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,
   twitterAllowance: env.TWITTER_MONTHLY_ALLOWANCE,
+  mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
   oauth: {
     apps: env.oauthApps,
     baseUrls: env.networkBaseUrls,

@@ -1,12 +1,12 @@
 import { DEFAULT_TWITTER_ALLOWANCE, type TPlatform, type TTwitterAllowanceByPlan } from '@sps/core';
-import type { TDb } from '@sps/db';
+import { createMediaRepository, type TDb } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
-import { bullPrefix, JOBS, type TQueues } from '@sps/queue';
+import { bullPrefix, JOBS, type TQueues, type TRedis } from '@sps/queue';
 import { type Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
+import { sweepMedia, type TMediaSweepConfig } from './media-sweep.processor.js';
 import type { TPublisherMetrics } from './metrics.js';
 import { processPrepare } from './prepare.processor.js';
 import { createPreparedPosts, restoreBackstop } from './prepared-posts.js';
@@ -21,7 +21,7 @@ import { processTokenRefresh } from './token-refresh.processor.js';
 export interface TPublisherDeps {
   db: TDb;
   /** Shared by the workers' blocking connections (BullMQ duplicates it per worker). */
-  connection: Redis;
+  connection: TRedis;
   queues: TQueues;
   queuePrefix: string;
   connectors: Partial<Record<TPlatform, TNetworkConnector>>;
@@ -47,12 +47,16 @@ export interface TPublisherDeps {
   twitterAllowance?: TTwitterAllowanceByPlan;
   /** OAuth apps and endpoints for token refreshes (none: tokens are used until they expire). */
   oauth?: Omit<TTokenRefreshConfig, 'prefix'>;
+  /** The media library's retention sweep (none: no sweep runs in this process). */
+  mediaSweep?: TMediaSweepConfig;
 }
 
 export interface TPublisher {
   context: TPublisherContext;
   workers: Worker[];
   reconcileNow(): Promise<Record<string, number>>;
+  /** Runs the media sweep now (tests); throws without `mediaSweep`. */
+  sweepMediaNow(now?: Date): Promise<{ removed: number }>;
   close(): Promise<void>;
 }
 
@@ -96,6 +100,11 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     : {};
   const common = { connection: deps.connection, prefix, concurrency: deps.concurrency, ...locks };
 
+  const mediaRepository = createMediaRepository(deps.db);
+  const sweepNow = (now?: Date) => {
+    if (!deps.mediaSweep) throw new Error('the media sweep is not configured in this process');
+    return sweepMedia(mediaRepository, deps.mediaSweep, deps.logger, now);
+  };
   const workers = [
     new Worker(
       'publish',
@@ -112,6 +121,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
         prepare: (job) => processPrepare(ctx, job),
         reconcile: () => reconcile(ctx),
         'token-refresh': (job) => processTokenRefresh(ctx, job),
+        'media-sweep': () => sweepNow(),
       }),
       common,
     ),
@@ -135,17 +145,30 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     );
   }
 
-  // The scheduler lives in Redis; re-upserting it regularly restores it after Redis loses its keys.
+  // The schedulers live in Redis; re-upserting them regularly restores them after Redis loses its keys.
   const upsertScheduler = () =>
-    deps.queues.schedule
-      .upsertJobScheduler(
-        'reconcile',
-        { every: deps.reconcileEveryMs },
-        { name: 'reconcile', data: {}, opts: JOBS.reconcile.options },
-      )
-      .catch((err: Error) =>
-        deps.logger.warn({ err: err.message }, 'could not upsert the reconcile scheduler'),
-      );
+    Promise.all([
+      deps.queues.schedule
+        .upsertJobScheduler(
+          'reconcile',
+          { every: deps.reconcileEveryMs },
+          { name: 'reconcile', data: {}, opts: JOBS.reconcile.options },
+        )
+        .catch((err: Error) =>
+          deps.logger.warn({ err: err.message }, 'could not upsert the reconcile scheduler'),
+        ),
+      deps.mediaSweep
+        ? deps.queues.schedule
+            .upsertJobScheduler(
+              'media-sweep',
+              { every: deps.mediaSweep.everyMs ?? 60 * 60 * 1000 },
+              { name: 'media-sweep', data: {}, opts: JOBS.mediaSweep.options },
+            )
+            .catch((err: Error) =>
+              deps.logger.warn({ err: err.message }, 'could not upsert the media sweep scheduler'),
+            )
+        : undefined,
+    ]);
   await upsertScheduler();
   const keeper = setInterval(() => void upsertScheduler(), Math.max(deps.reconcileEveryMs, 5_000));
   keeper.unref();
@@ -154,6 +177,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     context: ctx,
     workers,
     reconcileNow: () => reconcile(ctx),
+    sweepMediaNow: (now?: Date) => sweepNow(now),
     async close() {
       clearInterval(keeper);
       // Posts prepared here and not yet started: their schedule jobs fire at the due time instead.

@@ -16,8 +16,7 @@ import {
   type TOAuthCall,
   type TTokenSet,
 } from '@sps/networks';
-import { enqueueTokenRefresh, JOBS, type TQueues } from '@sps/queue';
-import type { Redis } from 'ioredis';
+import { enqueueTokenRefresh, JOBS, type TQueues, type TRedis } from '@sps/queue';
 import type { Logger } from 'pino';
 
 export interface TTokenRefreshConfig {
@@ -56,7 +55,7 @@ const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
  * PostgreSQL), so a single-use refresh token is never spent twice. Only a definitive refusal disconnects.
  */
 export function createTokenRefresher(deps: {
-  redis: Redis;
+  redis: TRedis;
   tokens: TTokenRepository;
   socialAccounts: TSocialAccountRepository;
   queues: TQueues;

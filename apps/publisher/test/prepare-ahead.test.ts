@@ -54,12 +54,20 @@ describe('prepared scheduled posts', () => {
     ]);
     const dueAt = Date.now() + 4_000;
     const due = new Date(dueAt).toISOString();
+    // Created together: one after the other they could take longer than the 4 s on a loaded machine.
+    const [plainId, editedId, deletedId, disconnectedId, refreshedId] = await Promise.all([
+      schedule(plain.apiKey, `prep plain ${dueAt}`, due),
+      schedule(edited.apiKey, `prep before edit ${dueAt}`, due),
+      schedule(deleted.apiKey, `prep deleted ${dueAt}`, due),
+      schedule(disconnected.apiKey, `prep disconnected ${dueAt}`, due),
+      schedule(refreshed.apiKey, `prep refreshed ${dueAt}`, due),
+    ]);
     const ids = {
-      plain: await schedule(plain.apiKey, `prep plain ${dueAt}`, due),
-      edited: await schedule(edited.apiKey, `prep before edit ${dueAt}`, due),
-      deleted: await schedule(deleted.apiKey, `prep deleted ${dueAt}`, due),
-      disconnected: await schedule(disconnected.apiKey, `prep disconnected ${dueAt}`, due),
-      refreshed: await schedule(refreshed.apiKey, `prep refreshed ${dueAt}`, due),
+      plain: plainId as string,
+      edited: editedId as string,
+      deleted: deletedId as string,
+      disconnected: disconnectedId as string,
+      refreshed: refreshedId as string,
     };
     const thread = await request(api.app)
       .post('/v1/posts')

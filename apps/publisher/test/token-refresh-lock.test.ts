@@ -7,12 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sealCredentials } from '@sps/core';
 import type { TSocialAccountRepository, TStoredToken, TTokenRepository } from '@sps/db';
 import { testPrefix } from '@sps/db/testing';
-import type { TQueues } from '@sps/queue';
-import { Redis } from 'ioredis';
+import type { TQueues, TRedis } from '@sps/queue';
 import pino from 'pino';
+import { connected, testRedisFactory } from '../../api/test/harness.js';
 import { createTokenRefresher, type TTokenRefreshConfig } from '../src/token-refresh.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KEY = randomBytes(32);
 /** One deployment: every refresher (process) shares the locks under this prefix. */
 const prefix = testPrefix('tokenlock');
@@ -89,7 +88,7 @@ function logLines() {
 }
 
 describe('token refresh: the lock outlives the refresh, and configuration problems are transient', () => {
-  let redis: Redis;
+  let redis: TRedis;
   let endpoint: Awaited<ReturnType<typeof silentTokenEndpoint>>;
   const disconnected: string[] = [];
   const socialAccounts = {
@@ -100,7 +99,8 @@ describe('token refresh: the lock outlives the refresh, and configuration proble
   } as unknown as TSocialAccountRepository;
 
   beforeAll(async () => {
-    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    // REDIS_URL, or the cluster of REDIS_CLUSTER_NODES.
+    redis = await connected(testRedisFactory().producer());
     endpoint = await silentTokenEndpoint();
   });
   afterAll(async () => {

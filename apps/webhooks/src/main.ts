@@ -1,7 +1,7 @@
 import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
 import { createDb, pingDb } from '@sps/db';
 import { logOptions, startMetricsServer, stopOnSignals } from '@sps/ops';
-import { createQueues, createWorkerConnection } from '@sps/queue';
+import { createQueues, createRedisFactory } from '@sps/queue';
 import { pino } from 'pino';
 import pretty from 'pino-pretty';
 import { loadEnv } from './env.js';
@@ -24,7 +24,8 @@ if (env.usesDevelopmentKey) {
   process.stderr.write(`\n*** WARNING: ${DEVELOPMENT_KEY_WARNING} ***\n\n`);
 }
 const db = createDb(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
-const connection = createWorkerConnection(env.REDIS_URL);
+// One Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES).
+const connection = createRedisFactory({ url: env.REDIS_URL, clusterNodes: env.REDIS_CLUSTER_NODES }).worker();
 connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 const queues = createQueues(connection, env.QUEUE_PREFIX);
 const metrics = createWebhooksMetrics(queues);

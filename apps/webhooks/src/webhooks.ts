@@ -1,7 +1,6 @@
 import { createTokenRepository, createWebhookDeliveryRepository, type TDb } from '@sps/db';
-import { bullPrefix, JOBS, type TQueues } from '@sps/queue';
+import { bullPrefix, JOBS, type TQueues, type TRedis } from '@sps/queue';
 import { type Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createWebhooksContext, type TWebhooksContext, type TWebhooksOptions } from './context.js';
 import { deliveryBackoff, processDelivery } from './delivery.processor.js';
@@ -13,7 +12,7 @@ import { sendReauthNotices } from './reauth-notice.js';
 export interface TWebhooksWorkerDeps {
   db: TDb;
   /** For the worker's blocking connection (BullMQ duplicates it). */
-  connection: Redis;
+  connection: TRedis;
   queues: TQueues;
   queuePrefix: string;
   logger: Logger;

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createPublishRepository, createSocialAccountRepository, recordEvent } from '@sps/db';
-import { createQueues, createWorkerConnection } from '@sps/queue';
+import { createQueues } from '@sps/queue';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
@@ -204,7 +204,7 @@ describe('webhook delivery: signatures, envelope, event types, filtering, outbox
     );
     // Swap the permissive test worker for one with the guard on, as in production.
     await api.stopWebhooks();
-    const connection = createWorkerConnection(api.env.REDIS_URL);
+    const connection = api.redisFactory.worker();
     const queues = createQueues(connection, api.env.QUEUE_PREFIX);
     const logger = pino({ level: 'silent' });
     const strict = await createWebhooksWorker({

@@ -19,6 +19,10 @@ export const ERROR_CODES = [
   'nothing_to_retry',
   'content_too_long',
   'media_not_supported',
+  /** An upload whose bytes are no type any network takes (415). */
+  'unsupported_media_type',
+  /** A media item a pending post still uses cannot be deleted (409, naming the posts). */
+  'media_in_use',
   'no_connected_account',
   'network_unavailable',
   /** A network refused a credential given to connect an account (B 422 naming the field). */

@@ -63,10 +63,39 @@ export const ZTwitterAllowance = z
     }
   });
 
+/**
+ * `REDIS_CLUSTER_NODES`: `host:port` entries separated by commas (IPv6 as `[::1]:7000`); unset or empty
+ * is undefined (one Redis at REDIS_URL). Apps pass the nodes to `createRedisFactory` of @sps/queue.
+ */
+export const ZRedisClusterNodes = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined;
+    const nodes: { host: string; port: number }[] = [];
+    for (const raw of value.split(',')) {
+      const entry = raw.trim();
+      if (entry === '') continue;
+      const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(entry);
+      const port = match ? Number(match[2]) : 0;
+      if (!match || port < 1 || port > 65535) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry}" is not host:port (e.g. 10.0.0.5:6379,10.0.0.6:6379)`,
+        });
+        return z.NEVER;
+      }
+      nodes.push({ host: (match[1] as string).replace(/^\[(.*)\]$/, '$1'), port });
+    }
+    return nodes.length > 0 ? nodes : undefined;
+  });
+
 export const ZCommonEnv = z.object({
   NODE_ENV: z.string().default('development'),
   DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/social_posts'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Redis Cluster nodes, `host:port,...`: when set, every process uses the cluster instead of REDIS_URL. */
+  REDIS_CLUSTER_NODES: ZRedisClusterNodes,
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_{}-]+$/, 'letters, digits, _ - { } only')

@@ -7,6 +7,8 @@ export * from './duration.js';
 export * from './env-schema.js';
 export * from './error-body.js';
 export * from './idempotency.js';
+export * from './media-env.js';
+export * from './media-library.js';
 export * from './media-rules.js';
 export * from './mp4-duration.js';
 export * from './network-permissions.js';

@@ -18,6 +18,34 @@ export function mp4DurationSeconds(bytes: Uint8Array): number | null {
   return timescale > 0 ? duration / timescale : null;
 }
 
+/**
+ * A video's display width and height from the first track header (`moov` > `trak` > `tkhd`, ISO/IEC
+ * 14496-12 §8.3.2: 16.16 fixed-point width and height at its end) that has a non-zero size; audio tracks
+ * have zero. Null when there is none. At most 64 tracks are looked at.
+ */
+export function mp4VideoSize(bytes: Uint8Array): { width: number; height: number } | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const moov = findBox(view, 0, bytes.byteLength, 'moov');
+  if (!moov) return null;
+  let from = moov.start;
+  for (let i = 0; i < 64; i += 1) {
+    const trak = findBox(view, from, moov.end, 'trak');
+    if (!trak) return null;
+    const tkhd = findBox(view, trak.start, trak.end, 'tkhd');
+    if (tkhd) {
+      const version = view.getUint8(tkhd.start);
+      const at = tkhd.start + (version === 1 ? 88 : 76);
+      if (at + 8 <= tkhd.end) {
+        const width = view.getUint32(at) >>> 16;
+        const height = view.getUint32(at + 4) >>> 16;
+        if (width > 0 && height > 0) return { width, height };
+      }
+    }
+    from = trak.end;
+  }
+  return null;
+}
+
 /** Boxes are `size(4) type(4)`, size 1 = a 64-bit size follows, size 0 = to the end. Bounded by the buffer. */
 function findBox(view: DataView, from: number, to: number, type: string) {
   let offset = from;
@@ -47,18 +75,46 @@ function findBox(view: DataView, from: number, to: number, type: string) {
 }
 
 /** A minimal MP4 (`ftyp`, `moov` with an `mvhd` of the given length, `mdat` padding to `totalBytes`): for tests and simulators. */
-export function fakeMp4(seconds: number, totalBytes = 64): Uint8Array {
+export function fakeMp4(
+  seconds: number,
+  totalBytes = 64,
+  size?: { width: number; height: number },
+): Uint8Array {
   const ftyp = box('ftyp', new Uint8Array([...ascii('isom'), 0, 0, 2, 0, ...ascii('isomiso2')]));
   const mvhdBody = new Uint8Array(100);
   const mv = new DataView(mvhdBody.buffer);
   mv.setUint32(12, 1000); // timescale: milliseconds
   mv.setUint32(16, Math.round(seconds * 1000));
-  const moov = box('moov', box('mvhd', mvhdBody));
+  const tracks: Uint8Array[] = [];
+  if (size) {
+    // An audio track first (zero size), then the video track: the reader must skip the first.
+    for (const [w, h] of [
+      [0, 0],
+      [size.width, size.height],
+    ] as const) {
+      const tkhdBody = new Uint8Array(84);
+      const tk = new DataView(tkhdBody.buffer);
+      tk.setUint32(76, w * 65536);
+      tk.setUint32(80, h * 65536);
+      tracks.push(box('trak', box('tkhd', tkhdBody)));
+    }
+  }
+  const moov = box('moov', concat([box('mvhd', mvhdBody), ...tracks]));
   const padding = Math.max(0, totalBytes - ftyp.length - moov.length - 8);
   const out = new Uint8Array(ftyp.length + moov.length + 8 + padding);
   out.set(ftyp, 0);
   out.set(moov, ftyp.length);
   out.set(box('mdat', new Uint8Array(padding)), ftyp.length + moov.length);
+  return out;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { fakeMp4, mp4DurationSeconds } from '../src/mp4-duration.js';
+import { fakeMp4, mp4DurationSeconds, mp4VideoSize } from '../src/mp4-duration.js';
 
 describe('mp4DurationSeconds', () => {
   it('reads the movie header of an MP4', () => {
@@ -22,5 +22,18 @@ describe('mp4DurationSeconds', () => {
     expect(mp4DurationSeconds(fakeMp4(5).subarray(0, 40))).toBeNull();
     // A box claiming to be smaller than its header ends the walk instead of looping.
     expect(mp4DurationSeconds(new Uint8Array([0, 0, 0, 4, 0x6d, 0x6f, 0x6f, 0x76]))).toBeNull();
+  });
+});
+
+describe('mp4VideoSize', () => {
+  it('reads the first track header with a size (skipping an audio track of 0x0)', () => {
+    expect(mp4VideoSize(fakeMp4(3, 64, { width: 1920, height: 1080 }))).toEqual({
+      width: 1920,
+      height: 1080,
+    });
+  });
+  it('is null without tracks or without a moov box', () => {
+    expect(mp4VideoSize(fakeMp4(3))).toBeNull();
+    expect(mp4VideoSize(new Uint8Array(32))).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
+import { connectionOptions } from './pgbouncer.js';
 
 export type TDb = PrismaClient;
 export type TTx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
@@ -19,15 +20,13 @@ type TWithPool = TDb & { [SQL_POOL]?: pg.Pool };
 
 export function createDb(url: string, options: TDbOptions = {}): TDb {
   // pg waits for a pooled connection forever by default; a bounded wait turns a saturated pool into a
-  // 503 (see isDbUnavailable) instead of requests piling up without end.
+  // 503 (see isDbUnavailable) instead of requests piling up without end. The statement and transaction
+  // bounds of the plain-SQL paths (Prisma's own transactions have theirs) come from connectionOptions:
+  // start-up parameters on a direct connection, PgBouncer's side behind it. TCP keep-alive notices a dead peer.
   const pool = new pg.Pool({
-    connectionString: url,
+    ...connectionOptions(url),
     max: options.poolMax ?? 10,
     connectionTimeoutMillis: 10_000,
-    // Bounds for the plain-SQL paths (Prisma's own transactions have theirs): a stalled statement or an
-    // abandoned transaction must not hold post rows locked for ever. TCP keep-alive notices a dead peer.
-    statement_timeout: 30_000,
-    idle_in_transaction_session_timeout: 30_000,
     keepAlive: true,
   });
   // An idle connection that dies (database restart) must not crash the process; the next query reconnects.

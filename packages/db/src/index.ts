@@ -21,6 +21,7 @@ export {
   type TIdempotencyWrite,
   writeIdempotencyInTx,
 } from './idempotency-repository.js';
+export { createMediaRepository, type TMediaRepository, type TNewMedia } from './media-repository.js';
 export {
   deployMigrations,
   diffMigrationsToSchema,
@@ -38,6 +39,7 @@ export {
   type TOAuthStateRepository,
 } from './oauth-state-repository.js';
 export { createOwnerRepository, type TApiKeyView, type TOwnerRepository } from './owner-repository.js';
+export { parseDatabaseUrl } from './pgbouncer.js';
 export { toPostRecord, toTargetRecord } from './post-mapper.js';
 export { createPostRepository, type TPostRepository, type TUpdateOutcome } from './post-repository.js';
 export type { TLoadedPost, TPublishAccount, TSegmentRef, TTargetUpdate } from './publish-batches.js';

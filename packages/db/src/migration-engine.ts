@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
+import { parseDatabaseUrl } from './pgbouncer.js';
 
 // Prisma's CLI would download a native schema engine; these machines cannot. The same engine ships
 // compiled to WebAssembly, which we drive through a driver adapter. The migrations folder keeps
@@ -218,12 +219,26 @@ async function withEngine<T>(
   }
 }
 
+/**
+ * Migrations need a connection of their own to PostgreSQL, not one through PgBouncer in transaction mode:
+ * this runner and Prisma's engine both take session-level advisory locks (pg_advisory_lock), which PgBouncer
+ * would leave on whichever server connection ran them, and CREATE DATABASE and long DDL belong on a direct
+ * connection anyway (Prisma's `directUrl`).
+ */
+function refusePooledUrl(url: string): void {
+  if (parseDatabaseUrl(url).pgbouncer)
+    throw new Error(
+      'migrations cannot run through PgBouncer (the URL has pgbouncer=true): set DIRECT_DATABASE_URL to a direct connection to PostgreSQL',
+    );
+}
+
 // Our own lock, distinct from the one Prisma's engine may take, so concurrent `db:migrate`
 // runs queue up instead of racing to create the same tables.
 const MIGRATE_LOCK_KEY = 7_250_431_001;
 
 /** Applies pending migrations (like `prisma migrate deploy`); safe to run from several processes at once. */
 export async function deployMigrations(url: string, paths: TMigrationPaths): Promise<string[]> {
+  refusePooledUrl(url);
   await ensureDatabase(url);
   const lock = new pg.Client({ connectionString: url });
   await lock.connect();
@@ -241,6 +256,7 @@ export async function deployMigrations(url: string, paths: TMigrationPaths): Pro
 }
 
 export async function migrationStatus(url: string, paths: TMigrationPaths) {
+  refusePooledUrl(url);
   const migrationsList = await readMigrationsList(paths.migrationsDir);
   return withEngine(url, paths, (engine) =>
     engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: FILTERS }),
@@ -249,6 +265,7 @@ export async function migrationStatus(url: string, paths: TMigrationPaths) {
 
 /** SQL that takes the migrations folder to `schema.prisma` (empty when they agree). */
 export async function diffMigrationsToSchema(url: string, paths: TMigrationPaths): Promise<string> {
+  refusePooledUrl(url);
   await ensureDatabase(url);
   const migrationsList = await readMigrationsList(paths.migrationsDir);
   return withEngine(url, paths, async (engine, schema) => {

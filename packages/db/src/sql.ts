@@ -2,6 +2,7 @@
 // that live a fraction of a second (the admin CLI) and must not load the Prisma client. Imports nothing but
 // pg and `@sps/core/essentials`.
 import pg from 'pg';
+import { connectionOptions } from './pgbouncer.js';
 
 export {
   insertAccountWithKey,
@@ -15,14 +16,10 @@ export {
 } from './account-sql.js';
 export { PLANS, type TPlan } from './plans.js';
 
-/** One connection, with the same statement bounds as the pools of `createDb`. */
+/** One connection, with the same statement bounds (and PgBouncer handling) as the pools of `createDb`. */
 export async function openSqlClient(url: string): Promise<pg.Client> {
-  const client = new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: 10_000,
-    statement_timeout: 30_000,
-    idle_in_transaction_session_timeout: 30_000,
-  });
+  const { Client = pg.Client, ...options } = connectionOptions(url);
+  const client = new Client({ ...options, connectionTimeoutMillis: 10_000 });
   await client.connect();
   return client;
 }

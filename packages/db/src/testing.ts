@@ -45,7 +45,7 @@ export async function createTestDatabase(): Promise<TTestDatabase> {
   } finally {
     await admin.end();
   }
-  const url = withDatabase(base, name);
+  const url = appUrl(name);
   return {
     url,
     async drop() {
@@ -55,6 +55,19 @@ export async function createTestDatabase(): Promise<TTestDatabase> {
       await client.end();
     },
   };
+}
+
+/**
+ * The URL the code under test gets: straight to PostgreSQL, or through the PgBouncer of TEST_PGBOUNCER_URL
+ * (`.ci/run` runs the database-heavy files once that way) with `pgbouncer=true`. Creating and dropping
+ * databases always goes direct (baseTestUrl).
+ */
+function appUrl(database: string): string {
+  const pooler = process.env.TEST_PGBOUNCER_URL;
+  if (!pooler) return withDatabase(baseTestUrl(), database);
+  const u = new URL(withDatabase(pooler, database));
+  u.searchParams.set('pgbouncer', 'true');
+  return u.toString();
 }
 
 export function templateUrl(): string {

@@ -11,10 +11,13 @@ export { classifyHttpError, createHttpClient, truncateBody } from './http-client
 export { fitImage, type TFitRequest, type TFitResult } from './image-fit.js';
 export {
   createMediaFetcher,
+  openMediaDownload,
   type TFetchedMedia,
   type TFetchMedia,
   type TMediaFetchConfig,
   type TMediaRequest,
+  type TOpenedMedia,
+  type TOwnMediaSource,
 } from './media-fetch.js';
 export { sniffMedia, type TSniffed } from './media-sniff.js';
 export { checkedIdentities } from './oauth/answers.js';

@@ -60,7 +60,20 @@ export type TFetchMedia = ((request: TMediaRequest) => Promise<TStep<TFetchedMed
   toFile?: (request: TMediaRequest & { kind: 'video' }) => Promise<TStep<TSpooledMedia>>;
 };
 
+/**
+ * This service's own uploaded media (the media library): URLs under its PUBLIC_URL are read from the
+ * media store directly, never over HTTP from itself (no address policy applies: the bytes are ours).
+ */
+export interface TOwnMediaSource {
+  /** A stream of the item's bytes when `url` is one of ours; null when it is any other URL. */
+  open(
+    url: string,
+  ): Promise<{ found: true; stream: AsyncIterable<Buffer> & { destroy(): void } } | { found: false } | null>;
+}
+
 export interface TMediaFetchConfig {
+  /** Where own media URLs are read from (the publisher passes the media store). */
+  ownMedia?: TOwnMediaSource;
   /** Lets media URLs resolve to loopback or private addresses (`MEDIA_ALLOW_PRIVATE_URLS`, tests only). */
   allowPrivate?: boolean;
   /**
@@ -125,7 +138,7 @@ function waitForResponse(stream: Request) {
 
 /** Reads a body, aborting as soon as it passes `cap` or its first bytes are not the kind asked for. */
 async function readCapped(
-  stream: Request,
+  stream: AsyncIterable<Buffer>,
   cap: number,
   kind: 'image' | 'video',
   declared: string,
@@ -134,7 +147,7 @@ async function readCapped(
   const chunks: Buffer[] = [];
   let total = 0;
   let sniffed = false;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
+  for await (const chunk of stream) {
     total += chunk.length;
     if (total > cap) throw new MediaRefusal('rejected', tooLarge);
     chunks.push(chunk);
@@ -152,7 +165,7 @@ async function readCapped(
 
 /** Like `readCapped`, but writes the body to `path` as it arrives (with back-pressure); returns its size. */
 async function spoolCapped(
-  stream: Request,
+  stream: AsyncIterable<Buffer>,
   path: string,
   cap: number,
   declared: string,
@@ -164,7 +177,7 @@ async function spoolCapped(
   let head = Buffer.alloc(0);
   let total = 0;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of stream) {
       total += chunk.length;
       if (total > cap) throw new MediaRefusal('rejected', tooLarge);
       if (head.length < SNIFF_BYTES) {
@@ -221,10 +234,9 @@ function refusalOf(err: unknown, timedOut: boolean): MediaRefusal {
  * - fit: an image over the network's limit (or of a type it refuses) is re-encoded with sharp.
  * Failure messages name the URL as given and a reason, never a resolved address or the host's HTTP status.
  */
-export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia {
+function createMediaClient(config: TMediaFetchConfig) {
   const policy: boolean | TAddressPolicy = config.forbiddenAddress ?? config.allowPrivate ?? false;
   const maxRedirects = config.maxRedirects ?? DEFAULTS.maxRedirects;
-  const sourceImageMaxBytes = config.sourceImageMaxBytes ?? DEFAULTS.sourceImageMaxBytes;
   const client = got.extend({
     dnsLookup: guardedLookup(policy) as never,
     followRedirect: false,
@@ -232,6 +244,92 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
     retry: { limit: 0 },
     headers: { 'user-agent': 'social-post-service/0.1 (media download)', accept: 'image/*, video/*' },
   });
+
+  /**
+   * Follows the URL (each redirect hop checked against the address policy) to a 2xx answer, and returns it
+   * with its body unread. `deadline` bounds every hop; `track` learns the request in flight (to abort it).
+   */
+  async function open(url: string, deadline: number, track: (request: Request) => void) {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw new MediaRefusal('rejected', 'the URL is not valid');
+    }
+    for (let hop = 0; ; hop += 1) {
+      assertFetchableMediaUrl(target, policy);
+      if (Date.now() >= deadline) throw new MediaRefusal('transient', 'the download did not finish in time');
+      const current = client.stream(target, { timeout: { request: Math.max(1, deadline - Date.now()) } });
+      track(current);
+      const response = await waitForResponse(current);
+      const status = response.statusCode;
+      if (REDIRECTS.has(status)) {
+        current.destroy();
+        const location = response.headers.location;
+        if (!location) throw new MediaRefusal('rejected', 'its host answered a redirect without a location');
+        if (hop >= maxRedirects) {
+          throw new MediaRefusal('rejected', `it redirects more than ${maxRedirects} times`);
+        }
+        try {
+          target = new URL(location, target);
+        } catch {
+          throw new MediaRefusal('rejected', 'it redirects to an invalid URL');
+        }
+        continue;
+      }
+      if (status < 200 || status > 299) {
+        current.destroy();
+        const retryable = status === 408 || status === 429 || status >= 500;
+        throw new MediaRefusal(
+          retryable ? 'transient' : 'rejected',
+          retryable
+            ? 'its host answered with a temporary error'
+            : 'its host answered with an error (missing or not allowed)',
+        );
+      }
+      return { stream: current, response };
+    }
+  }
+  return { open };
+}
+
+/** A media download opened for streaming (the media library's upload from a URL). */
+export interface TOpenedMedia {
+  stream: Request;
+  /** Content-Length as announced, when it was. */
+  announcedBytes: number | null;
+}
+
+/**
+ * Opens `url` with the same address policy, redirect rule and deadline as the publisher's fetcher, and
+ * hands back the body as a stream for the caller to bound and store. Throws an Error whose message says
+ * why in the user's terms (never the resolved address).
+ */
+export async function openMediaDownload(url: string, config: TMediaFetchConfig = {}): Promise<TOpenedMedia> {
+  const bound = config.videoTimeoutMs ?? DEFAULTS.videoTimeoutMs;
+  let current: Request | undefined;
+  const timer = setTimeout(
+    () => current?.destroy(new MediaRefusal('transient', 'the download did not finish in time')),
+    bound,
+  );
+  try {
+    const { stream, response } = await createMediaClient(config).open(url, Date.now() + bound, (r) => {
+      current = r;
+    });
+    for (const event of ['close', 'end', 'error']) stream.once(event, () => clearTimeout(timer));
+    const announced = Number(response.headers['content-length']);
+    return { stream, announcedBytes: Number.isFinite(announced) ? announced : null };
+  } catch (err) {
+    clearTimeout(timer);
+    current?.destroy();
+    const refusal = refusalOf(err, false);
+    throw new Error(`Could not download ${shown(url)}: ${refusal.reason}`);
+  }
+}
+
+export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia {
+  const sourceImageMaxBytes = config.sourceImageMaxBytes ?? DEFAULTS.sourceImageMaxBytes;
+  const client = createMediaClient(config);
 
   async function download(
     url: string,
@@ -253,6 +351,16 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
     limitText: string,
     spoolTo?: string,
   ): Promise<Buffer | { size: number; type: string }> {
+    const own = await config.ownMedia?.open(url);
+    if (own) {
+      if (!own.found) throw new MediaRefusal('rejected', 'the uploaded media item no longer exists');
+      try {
+        if (spoolTo) return await spoolCapped(own.stream, spoolTo, cap, '', limitText);
+        return await readCapped(own.stream, cap, kind, '', limitText);
+      } finally {
+        own.stream.destroy();
+      }
+    }
     const bound =
       kind === 'video'
         ? (config.videoTimeoutMs ?? DEFAULTS.videoTimeoutMs)
@@ -265,52 +373,17 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
       current?.destroy(new MediaRefusal('transient', 'the download did not finish in time'));
     }, bound);
     try {
-      let target: URL;
-      try {
-        target = new URL(url);
-      } catch {
-        throw new MediaRefusal('rejected', 'the URL is not valid');
+      const { stream, response } = await client.open(url, deadline, (request) => {
+        current = request;
+      });
+      const announced = Number(response.headers['content-length']);
+      if (Number.isFinite(announced) && announced > cap) {
+        stream.destroy();
+        throw new MediaRefusal('rejected', limitText);
       }
-      for (let hop = 0; ; hop += 1) {
-        assertFetchableMediaUrl(target, policy);
-        if (timedOut) throw new MediaRefusal('transient', 'the download did not finish in time');
-        current = client.stream(target, { timeout: { request: Math.max(1, deadline - Date.now()) } });
-        const response = await waitForResponse(current);
-        const status = response.statusCode;
-        if (REDIRECTS.has(status)) {
-          current.destroy();
-          const location = response.headers.location;
-          if (!location)
-            throw new MediaRefusal('rejected', 'its host answered a redirect without a location');
-          if (hop >= maxRedirects) {
-            throw new MediaRefusal('rejected', `it redirects more than ${maxRedirects} times`);
-          }
-          try {
-            target = new URL(location, target);
-          } catch {
-            throw new MediaRefusal('rejected', 'it redirects to an invalid URL');
-          }
-          continue;
-        }
-        if (status < 200 || status > 299) {
-          current.destroy();
-          const retryable = status === 408 || status === 429 || status >= 500;
-          throw new MediaRefusal(
-            retryable ? 'transient' : 'rejected',
-            retryable
-              ? 'its host answered with a temporary error'
-              : 'its host answered with an error (missing or not allowed)',
-          );
-        }
-        const announced = Number(response.headers['content-length']);
-        if (Number.isFinite(announced) && announced > cap) {
-          current.destroy();
-          throw new MediaRefusal('rejected', limitText);
-        }
-        const declared = declaredType(response.headers['content-type']);
-        if (spoolTo) return await spoolCapped(current, spoolTo, cap, declared, limitText);
-        return await readCapped(current, cap, kind, declared, limitText);
-      }
+      const declared = declaredType(response.headers['content-type']);
+      if (spoolTo) return await spoolCapped(stream, spoolTo, cap, declared, limitText);
+      return await readCapped(stream, cap, kind, declared, limitText);
     } catch (err) {
       current?.destroy();
       throw refusalOf(err, timedOut);

@@ -89,7 +89,7 @@ describe('Telegram connector', () => {
     if (!clip.ok) throw new Error(clip.failure.message);
     expect(last()?.path).toMatch(/\/sendVideo$/);
     expect(running.sim.getPost('telegram', clip.remoteId)?.media).toEqual({
-      video: { bytes: 4000, type: 'video/mp4' },
+      video: { bytes: 4000, type: 'video/mp4', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
     });
   });
 

@@ -1,4 +1,16 @@
-export { bullPrefix, createProducerConnection, createWorkerConnection } from './connection.js';
+export {
+  bullPrefix,
+  ClusterSubscriber,
+  createRedisFactory,
+  deleteKeysMatching,
+  duplicateForSubscribe,
+  type TConnectionOptions,
+  type TRedis,
+  type TRedisFactory,
+  type TRedisNode,
+  type TRedisTarget,
+  type TSubscriber,
+} from './connection.js';
 export {
   JOBS,
   parsePayload,

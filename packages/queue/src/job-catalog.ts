@@ -81,6 +81,13 @@ export const JOBS = {
     jobId: () => 'reconcile',
     options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
   },
+  /** Removes media items no post uses after MEDIA_RETENTION, and those of deleted accounts (job scheduler). */
+  mediaSweep: {
+    queue: 'schedule',
+    payload: z.object({}).strict(),
+    jobId: () => 'media-sweep',
+    options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
+  },
   /** Variant A interval queue: publishes the account's oldest queued post in the slot at `slotAt`. */
   queueSlot: {
     queue: 'queue-slot',

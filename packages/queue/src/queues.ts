@@ -1,11 +1,10 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { bullPrefix } from './connection.js';
+import { bullPrefix, type TRedis } from './connection.js';
 import { JOBS, QUEUE_NAMES, type TQueueName } from './job-catalog.js';
 
 export type TQueues = Record<TQueueName, Queue> & { prefix: string; close(): Promise<void> };
 
-export function createQueues(connection: Redis, queuePrefix: string): TQueues {
+export function createQueues(connection: TRedis, queuePrefix: string): TQueues {
   const prefix = bullPrefix(queuePrefix);
   const queues = Object.fromEntries(
     QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix })]),

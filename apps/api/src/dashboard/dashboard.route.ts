@@ -9,8 +9,8 @@ import {
   verifyPassword,
 } from '@sps/core';
 import type { TAccountRepository, TOwnerRepository } from '@sps/db';
+import type { TRedis } from '@sps/queue';
 import { type RequestHandler, Router } from 'express';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiKeyVerifier } from '../http/auth.js';
@@ -45,7 +45,7 @@ export interface TDashboardDeps {
   store: SessionStore;
   owners: TOwnerRepository;
   accounts: TAccountRepository;
-  redis: Redis;
+  redis: TRedis;
   /** The deployment's QUEUE_PREFIX: the channel that evicts revoked keys from every API process. */
   prefix: string;
   logger: Logger;

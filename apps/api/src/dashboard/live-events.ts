@@ -1,6 +1,6 @@
 import { AppError } from '@sps/core';
 import { FEED_START_ID, type TEventFeedRepository, type TFeedEvent } from '@sps/db';
-import type { Redis } from 'ioredis';
+import { duplicateForSubscribe, type TRedis } from '@sps/queue';
 import type { Logger } from 'pino';
 
 /**
@@ -26,7 +26,7 @@ export interface TLiveSink {
 export interface TLiveEventsOptions {
   feed: TEventFeedRepository;
   /** Publishes change notices; a duplicate of it (made on the first stream) receives them. */
-  redis: Redis;
+  redis: TRedis;
   prefix: string;
   logger: Logger;
   /** How often the outbox is read while any stream is open. */
@@ -54,7 +54,7 @@ const MAX_READS_PER_POLL = 20;
 export class LiveEvents {
   private readonly sinks = new Map<string, Set<TLiveSink>>();
   private total = 0;
-  private subscriber: Redis | null = null;
+  private subscriber: TRedis | null = null;
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
   private cursor: Date | null = null;
@@ -127,11 +127,8 @@ export class LiveEvents {
 
   private start(): void {
     if (!this.subscriber) {
-      const subscriber = this.options.redis.duplicate({
-        enableOfflineQueue: true,
-        maxRetriesPerRequest: null,
-        connectionName: `${this.options.prefix}-dashboard-events`,
-      });
+      // On a Redis Cluster too: classic PUBLISH reaches a subscriber on any node.
+      const subscriber = duplicateForSubscribe(this.options.redis, `${this.options.prefix}-dashboard-events`);
       subscriber.on('error', (err) =>
         this.options.logger.warn({ err: err.message }, 'dashboard events subscriber error'),
       );

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { TPlan } from '@sps/db';
-import type { Redis } from 'ioredis';
+import type { TRedis } from '@sps/queue';
 
 /** A signed-in owner. The cookie holds only the session id; Redis holds this under the id's hash. */
 export interface TSession {
@@ -33,7 +33,7 @@ export interface TSessionOptions {
  */
 export class SessionStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: TRedis,
     private readonly options: TSessionOptions,
   ) {}
 

@@ -1,7 +1,7 @@
 import { AppError, hashApiKey, looksLikeApiKey, safeEqual } from '@sps/core';
 import type { TAccountRepository, TAuthenticatedKey, TPlan } from '@sps/db';
+import type { TSubscriber } from '@sps/queue';
 import type { RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { clientKey } from './client-address.js';
@@ -116,7 +116,7 @@ export class ApiKeyVerifier {
   }
 
   /** Subscribes to evictions; `subscriber` must be a dedicated connection. */
-  async listen(subscriber: Redis, prefix: string): Promise<void> {
+  async listen(subscriber: TSubscriber, prefix: string): Promise<void> {
     let connectedOnce = false;
     subscriber.on('ready', () => {
       // ioredis subscribes again by itself; evictions published while it was away are lost, so nothing

@@ -18,6 +18,8 @@ export const STATUS_A: Record<TErrorCode, number> = {
   nothing_to_retry: 400,
   content_too_long: 400,
   media_not_supported: 400,
+  unsupported_media_type: 415,
+  media_in_use: 409,
   no_connected_account: 400,
   network_unavailable: 400,
   credential_refused: 400,

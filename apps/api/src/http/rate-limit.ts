@@ -1,7 +1,7 @@
 import { AppError } from '@sps/core';
 import type { TPlan } from '@sps/db';
+import type { TRedis } from '@sps/queue';
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { TApiEnv } from '../env.js';
@@ -33,7 +33,7 @@ export class WindowLimiter {
   private lastWarnAt = 0;
 
   constructor(
-    redis: Redis,
+    redis: TRedis,
     readonly keyPrefix: string,
     readonly limit: number,
     durationSec: number,
@@ -139,7 +139,7 @@ export interface TRateLimits {
 
 export interface TRateLimitDeps {
   env: TApiEnv;
-  redis: Redis;
+  redis: TRedis;
   logger: Logger;
 }
 

@@ -18,6 +18,7 @@ import type { TWebhookService } from '../services/webhook-service.js';
 import { registerAccountTools } from './account-tools.js';
 import { countUnreadableBodies, limitPerMessage } from './call-limits.js';
 import { registerConnectTools } from './connect-tools.js';
+import { registerMediaTools, type TMediaToolDeps } from './media-tools.js';
 import { registerPostTools } from './post-tools.js';
 import { toolError } from './tool-result.js';
 import { registerWebhookTools } from './webhook-tools.js';
@@ -30,6 +31,9 @@ export interface TMcpDeps {
   settings: TSettingsRepository;
   webhooks: TWebhookService;
   connect: TConnectService;
+  media: TMediaToolDeps['media'];
+  publicUrl: string;
+  mediaDownload: TMediaToolDeps['download'];
   logger: Logger;
   bodyLimit: string;
   /** Create and publish tools run under an idempotency key (idempotent-tool.ts). */
@@ -77,7 +81,7 @@ export function mcpRouter(deps: TMcpDeps): Router {
       { name: 'social-post-service', version: '1.0.0' },
       {
         instructions:
-          'Create, thread, schedule, queue, publish and retry social posts for the authenticated account; manage its queue settings, presets and webhooks. Errors come back as tool errors with a fix.',
+          'Create, thread, schedule, queue, publish and retry social posts for the authenticated account; manage its queue settings, presets, webhooks and media library. Errors come back as tool errors with a fix.',
       },
     );
     withSchemaFix(server);
@@ -95,6 +99,12 @@ export function mcpRouter(deps: TMcpDeps): Router {
     });
     registerWebhookTools(server, { auth, webhooks: deps.webhooks, idempotent: deps.idempotent });
     registerConnectTools(server, { auth, connect: deps.connect });
+    registerMediaTools(server, {
+      auth,
+      media: deps.media,
+      publicUrl: deps.publicUrl,
+      download: deps.mediaDownload,
+    });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

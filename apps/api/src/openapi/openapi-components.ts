@@ -16,6 +16,8 @@ import {
   ZHttpUrl,
   ZMediaB,
   ZMediaItemA,
+  ZMediaViewA,
+  ZMediaViewB,
   ZPlatformB,
   ZPostViewA,
   ZPostViewB,
@@ -94,6 +96,21 @@ export const envelopes = {
   PresetListB: z.object({ presets: z.array(ZPresetViewB) }),
   WebhookListB: z.object({ webhooks: z.array(ZWebhookViewB) }),
   DeliveryListB: z.object({ deliveries: z.array(ZDeliveryViewB), total: z.int().min(0) }),
+  MediaListB: z.object({
+    media: z.array(ZMediaViewB),
+    total: z.int().min(0),
+    limit: z.int(),
+    offset: z.int(),
+  }),
+  MediaEnvelopeA: z.object({ success: z.boolean(), media: ZMediaViewA }),
+  MediaListA: z.object({
+    success: z.boolean(),
+    media: z.array(ZMediaViewA),
+    total: z.int().min(0),
+    hasMore: z.boolean(),
+    nextOffset: z.int().optional(),
+  }),
+  SuccessA: z.object({ success: z.boolean() }),
   Health: z.object({ status: z.literal('ok') }),
   Readiness: z.object({ status: z.enum(['ready', 'not_ready']), postgres: z.boolean(), redis: z.boolean() }),
 };
@@ -130,6 +147,7 @@ const responseSchemas = {
   WebhookCreatedB: ZWebhookCreatedB,
   DeliveryB: ZDeliveryViewB,
   ConnectStartedB: ZConnectStartedB,
+  MediaB: ZMediaViewB,
   ...envelopes,
 };
 

@@ -2,6 +2,7 @@ import { componentSchemas, type TJsonSchema } from './openapi-components.js';
 import { buildOperation, type TOperationSpec } from './openapi-operation.js';
 import { OPERATIONS_A } from './openapi-paths-a.js';
 import { OPERATIONS_B } from './openapi-paths-b.js';
+import { MEDIA_OPERATIONS_A, MEDIA_OPERATIONS_B, MEDIA_OPERATIONS_PUBLIC } from './openapi-paths-media.js';
 import { errorComponents, SECURITY_SCHEMES, type TVariant } from './openapi-responses.js';
 
 /** Unauthenticated operations routes mounted in app.ts (Bull Board and MCP are described elsewhere). */
@@ -91,7 +92,10 @@ export function buildOpenApiDocument(): TOpenApiDocument {
   const paths: TOpenApiDocument['paths'] = {};
   addOperations(paths, OPERATIONS_A, 'A');
   addOperations(paths, OPERATIONS_B, 'B');
+  addOperations(paths, MEDIA_OPERATIONS_A, 'A');
+  addOperations(paths, MEDIA_OPERATIONS_B, 'B');
   addOperations(paths, OPERATIONS_OPS, undefined);
+  addOperations(paths, MEDIA_OPERATIONS_PUBLIC, undefined);
   const errors = errorComponents();
   return {
     openapi: '3.1.0',

@@ -31,6 +31,8 @@ export interface TOperationSpec {
   query?: z.ZodObject;
   /** The request body schema (JSON). */
   body?: TRequestSchemaName;
+  /** A multipart/form-data body (uploads), as a JSON Schema of its parts. */
+  multipart?: TJsonSchema;
   /** The route also works without a body (PUT /v1/webhooks/{id} treats none as `{}`). */
   bodyOptional?: boolean;
   success: {
@@ -127,7 +129,9 @@ export function buildOperation(spec: TOperationSpec, variant: TVariant | undefin
             content: { 'application/json': { schema: schemaRef(spec.body) } },
           },
         }
-      : {}),
+      : spec.multipart
+        ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: spec.multipart } } } }
+        : {}),
     responses: {
       [String(spec.success.status)]: successResponse(spec, variant, spec.idempotent === true),
       ...(variant ? errorResponses(variant, errors) : {}),

@@ -7,7 +7,7 @@ import { schemaRef, type TJsonSchema } from './openapi-components.js';
 export type TVariant = 'A' | 'B';
 
 /** Statuses an operation documents besides its success; each must be one the variant's error mapping uses. */
-export type TErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+export type TErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 const WHY: Record<TVariant, Partial<Record<TErrorStatus, string>>> = {
   A: {
@@ -15,8 +15,9 @@ const WHY: Record<TVariant, Partial<Record<TErrorStatus, string>>> = {
     401: 'Missing or invalid API key.',
     403: 'No active plan, or the monthly allowance for `twitter` publishing is used up.',
     404: 'No such post in this account.',
-    409: 'A request with the same `Idempotency-Key` is still running (`details.code` `idempotency_key_in_use`); retry it in a few seconds.',
-    413: 'The request body is larger than the limit.',
+    409: 'A request with the same `Idempotency-Key` is still running (`details.code` `idempotency_key_in_use`), or the media item is used by pending posts (`media_in_use`, their ids in `details.post_ids`).',
+    413: "The request body is larger than the limit, or an upload is over the plan's per-file cap or the account's media storage quota.",
+    415: 'The uploaded file is no media type any network takes (`unsupported_media_type`); the type is read from the bytes.',
     422: 'The `Idempotency-Key` was used for another request (another route or body) in the last 24 hours (`details.code` `idempotency_key_reused`).',
     429: 'Rate limit exceeded (per IP address: requests per minute, publishing per hour). Retry after `Retry-After` seconds.',
     500: 'Server error. Safe to retry.',
@@ -26,8 +27,9 @@ const WHY: Record<TVariant, Partial<Record<TErrorStatus, string>>> = {
     400: 'Validation error; `details.field` and `details.issues` name the fields.',
     401: 'Missing or invalid API key.',
     404: 'No such resource in this account.',
-    409: 'The resource is in a state that does not allow this call (e.g. update or publish of a published post), or a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`).',
-    413: 'The request body is larger than the limit.',
+    409: 'The resource is in a state that does not allow this call (e.g. update or publish of a published post), a media item still used by pending posts (`media_in_use`), or a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`).',
+    413: "The request body is larger than the limit, or an upload is over the plan's per-file cap or the account's media storage quota.",
+    415: 'The uploaded file is no media type any network takes (`unsupported_media_type`); the type is read from the bytes.',
     422: 'Content exceeds a network limit, media a network cannot take (`media_not_supported`, naming the item), no valid connected account exists for the listed networks, or the `Idempotency-Key` was used for another request in the last 24 hours (`idempotency_key_reused`).',
     429: 'Rate limit exceeded for this API key (per minute, or publishes per hour). Retry after `Retry-After` seconds.',
     500: 'Server error. Safe to retry.',

@@ -6,10 +6,12 @@ import type { TIdempotent } from '../http/idempotency.js';
 import { jsonBody } from '../http/json-body.js';
 import { undecodableParam } from '../http/path-params.js';
 import type { TRateLimits } from '../http/rate-limit.js';
+import type { TMediaService } from '../media/media-service.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
 import { accountsRouterA } from './accounts.route.js';
+import { mediaRouterA } from './media.route.js';
 import { postsRouterA } from './posts.route.js';
 
 export interface TVariantADeps {
@@ -17,6 +19,8 @@ export interface TVariantADeps {
   posts: TPostService;
   publishing: TPublishService;
   accounts: TAccountService;
+  media: TMediaService;
+  publicUrl: string;
   logger: Logger;
   bodyLimit: string;
   rateLimits: TRateLimits;
@@ -43,6 +47,7 @@ export function variantARouter(deps: TVariantADeps): Router {
   router.use(deps.rateLimits.publishA);
   router.use(postsRouterA(deps.posts, deps.publishing, deps.idempotent));
   router.use(accountsRouterA(deps.accounts));
+  router.use(mediaRouterA(deps.media, deps.publicUrl, deps.idempotent));
   router.use(notFoundRoute);
   router.use(undecodable);
   router.use(errorHandler('A', deps.logger));

@@ -7,6 +7,7 @@ import type { TIdempotent } from '../http/idempotency.js';
 import { jsonBody } from '../http/json-body.js';
 import { undecodableParam } from '../http/path-params.js';
 import type { TRateLimits } from '../http/rate-limit.js';
+import type { TMediaService } from '../media/media-service.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TConnectService } from '../services/connect-service.js';
 import type { TPostService } from '../services/post-service.js';
@@ -14,6 +15,7 @@ import type { TPublishService } from '../services/publish-service.js';
 import type { TWebhookService } from '../services/webhook-service.js';
 import { accountsRouterB } from './accounts.route.js';
 import { connectRouterB } from './connect.route.js';
+import { mediaRouterB } from './media.route.js';
 import { postsRouterB } from './posts.route.js';
 import { webhooksRouterB } from './webhooks.route.js';
 
@@ -25,6 +27,10 @@ export interface TVariantBDeps {
   settings: TSettingsRepository;
   webhooks: TWebhookService;
   connect: TConnectService;
+  media: TMediaService;
+  publicUrl: string;
+  /** tus 1.0 resumable uploads (`/v1/media/uploads`). */
+  tusUploads: RequestHandler;
   logger: Logger;
   bodyLimit: string;
   rateLimits: TRateLimits;
@@ -49,6 +55,8 @@ export function variantBRouter(deps: TVariantBDeps): Router {
   router.use(accountsRouterB(deps.accounts, deps.settings));
   router.use(connectRouterB(deps.connect));
   router.use(webhooksRouterB(deps.webhooks, deps.idempotent));
+  router.all(['/media/uploads', '/media/uploads/:uploadId'], deps.tusUploads);
+  router.use(mediaRouterB(deps.media, deps.publicUrl, deps.idempotent));
   router.use(notFoundRoute);
   router.use(undecodable);
   router.use(errorHandler('B', deps.logger));

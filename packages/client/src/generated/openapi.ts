@@ -341,6 +341,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the media items, newest first */
+        get: operations["listMediaA"];
+        put?: never;
+        /**
+         * Upload a media item (multipart/form-data: one `file` part, optional `altText`)
+         * @description Streamed to the media store, never held whole in memory. Per-file caps and the account quota depend on the plan (see the docs); over either is 413, a file no network takes 415. For large files use the tus 1.0 endpoint `/v1/media/uploads` (resumable).
+         */
+        post: operations["uploadMediaA"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a media item */
+        get: operations["getMediaA"];
+        put?: never;
+        post?: never;
+        /** Delete a media item no pending post uses */
+        delete: operations["deleteMediaA"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the media items, newest first */
+        get: operations["listMediaB"];
+        put?: never;
+        /**
+         * Upload a media item (multipart/form-data: one `file` part, optional `alt_text`)
+         * @description Streamed to the media store, never held whole in memory. Per-file caps and the account quota depend on the plan (see the docs); over either is 413, a file no network takes 415. For large files use the tus 1.0 endpoint `/v1/media/uploads` (resumable).
+         */
+        post: operations["uploadMediaB"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a media item */
+        get: operations["getMediaB"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a media item no pending post uses
+         * @description A draft, scheduled, queued or publishing post using the item makes this 409 `media_in_use`.
+         */
+        delete: operations["deleteMediaB"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -421,6 +502,26 @@ export interface paths {
         };
         /** Interactive documentation of this document (Swagger UI, served locally) */
         get: operations["docs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A media item's bytes (`<id>` or `<id>.<ext>`), to anyone holding the URL
+         * @description One byte range per request (`Range`: 206, or 416 outside the object), `ETag` (304 on `If-None-Match`), `Cache-Control: public, max-age=31536000, immutable`. 404 for unknown or deleted items.
+         */
+        get: operations["serveMedia"];
         put?: never;
         post?: never;
         delete?: never;
@@ -579,7 +680,7 @@ export interface components {
         ErrorB: {
             error: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "no_connected_account" | "network_unavailable" | "credential_refused" | "rate_limited" | "idempotency_key_in_use" | "idempotency_key_reused" | "service_unavailable" | "internal_error";
+            code: "validation_error" | "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "plan_required" | "quota_exceeded" | "not_found" | "conflict" | "post_not_editable" | "post_not_publishable" | "post_not_pending" | "nothing_to_retry" | "content_too_long" | "media_not_supported" | "unsupported_media_type" | "media_in_use" | "no_connected_account" | "network_unavailable" | "credential_refused" | "rate_limited" | "idempotency_key_in_use" | "idempotency_key_reused" | "service_unavailable" | "internal_error";
             details: {
                 /** @description The first offending field. */
                 field?: string;
@@ -817,6 +918,22 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        MediaB: {
+            /** @description The item id (a UUID). */
+            id: string;
+            /** @description Public URL under PUBLIC_URL answering the bytes (with Range) to anyone holding it; use it as a media URL in posts. */
+            url: string;
+            /** @enum {string} */
+            type: "image" | "gif" | "video";
+            mime_type: string;
+            size_bytes: number;
+            width: number | null;
+            height: number | null;
+            /** @description Seconds, for MP4 and MOV videos. */
+            duration_s: number | null;
+            alt_text: string | null;
+            created_at: string;
+        };
         PostListA: {
             success: boolean;
             posts: components["schemas"]["PostA"][];
@@ -878,6 +995,56 @@ export interface components {
             deliveries: components["schemas"]["DeliveryB"][];
             total: number;
         };
+        MediaListB: {
+            media: components["schemas"]["MediaB"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        MediaEnvelopeA: {
+            success: boolean;
+            media: {
+                /** @description The item id (a UUID). */
+                id: string;
+                /** @description Public URL under PUBLIC_URL answering the bytes (with Range) to anyone holding it; use it as a media URL in posts. */
+                url: string;
+                /** @enum {string} */
+                type: "image" | "gif" | "video";
+                mimeType: string;
+                sizeBytes: number;
+                width: number | null;
+                height: number | null;
+                /** @description Seconds, for MP4 and MOV videos. */
+                durationS: number | null;
+                altText: string | null;
+                createdAt: string;
+            };
+        };
+        MediaListA: {
+            success: boolean;
+            media: {
+                /** @description The item id (a UUID). */
+                id: string;
+                /** @description Public URL under PUBLIC_URL answering the bytes (with Range) to anyone holding it; use it as a media URL in posts. */
+                url: string;
+                /** @enum {string} */
+                type: "image" | "gif" | "video";
+                mimeType: string;
+                sizeBytes: number;
+                width: number | null;
+                height: number | null;
+                /** @description Seconds, for MP4 and MOV videos. */
+                durationS: number | null;
+                altText: string | null;
+                createdAt: string;
+            }[];
+            total: number;
+            hasMore: boolean;
+            nextOffset?: number;
+        };
+        SuccessA: {
+            success: boolean;
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -926,7 +1093,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorA"];
             };
         };
-        /** @description A request with the same `Idempotency-Key` is still running (`details.code` `idempotency_key_in_use`); retry it in a few seconds. */
+        /** @description A request with the same `Idempotency-Key` is still running (`details.code` `idempotency_key_in_use`), or the media item is used by pending posts (`media_in_use`, their ids in `details.post_ids`). */
         ErrorA409: {
             headers: {
                 [name: string]: unknown;
@@ -935,8 +1102,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorA"];
             };
         };
-        /** @description The request body is larger than the limit. */
+        /** @description The request body is larger than the limit, or an upload is over the plan's per-file cap or the account's media storage quota. */
         ErrorA413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorA"];
+            };
+        };
+        /** @description The uploaded file is no media type any network takes (`unsupported_media_type`); the type is read from the bytes. */
+        ErrorA415: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1015,7 +1191,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorB"];
             };
         };
-        /** @description The resource is in a state that does not allow this call (e.g. update or publish of a published post), or a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`). */
+        /** @description The resource is in a state that does not allow this call (e.g. update or publish of a published post), a media item still used by pending posts (`media_in_use`), or a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`). */
         ErrorB409: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -1027,8 +1203,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorB"];
             };
         };
-        /** @description The request body is larger than the limit. */
+        /** @description The request body is larger than the limit, or an upload is over the plan's per-file cap or the account's media storage quota. */
         ErrorB413: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorB"];
+            };
+        };
+        /** @description The uploaded file is no media type any network takes (`unsupported_media_type`); the type is read from the bytes. */
+        ErrorB415: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                 "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
@@ -2069,6 +2257,270 @@ export interface operations {
             503: components["responses"]["ErrorB503"];
         };
     };
+    listMediaA: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaListA"];
+                };
+            };
+            400: components["responses"]["ErrorA400"];
+            401: components["responses"]["ErrorA401"];
+            429: components["responses"]["ErrorA429"];
+            500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
+        };
+    };
+    uploadMediaA: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The image (JPEG, PNG, WebP, GIF) or video (MP4, MOV, WebM); the type is read from the bytes. */
+                    file: string;
+                    altText?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new item. */
+            201: {
+                headers: {
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaEnvelopeA"];
+                };
+            };
+            400: components["responses"]["ErrorA400"];
+            401: components["responses"]["ErrorA401"];
+            409: components["responses"]["ErrorA409"];
+            413: components["responses"]["ErrorA413"];
+            415: components["responses"]["ErrorA415"];
+            422: components["responses"]["ErrorA422"];
+            429: components["responses"]["ErrorA429"];
+            500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
+        };
+    };
+    getMediaA: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A media item id from upload or list. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaEnvelopeA"];
+                };
+            };
+            401: components["responses"]["ErrorA401"];
+            404: components["responses"]["ErrorA404"];
+            429: components["responses"]["ErrorA429"];
+            500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
+        };
+    };
+    deleteMediaA: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A media item id from upload or list. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessA"];
+                };
+            };
+            401: components["responses"]["ErrorA401"];
+            404: components["responses"]["ErrorA404"];
+            409: components["responses"]["ErrorA409"];
+            429: components["responses"]["ErrorA429"];
+            500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
+        };
+    };
+    listMediaB: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items and the total count. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaListB"];
+                };
+            };
+            400: components["responses"]["ErrorB400"];
+            401: components["responses"]["ErrorB401"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
+    uploadMediaB: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body (compared as JSON data) from the same account within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else. Another route or body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Successes and refusals (4xx other than 400, 409 and 429) are remembered; a 400, 409, 429 or 5xx frees the key for the retry. Use a new random key (a UUID) per operation. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The image (JPEG, PNG, WebP, GIF) or video (MP4, MOV, WebM); the type is read from the bytes. */
+                    file: string;
+                    alt_text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new item. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaB"];
+                };
+            };
+            400: components["responses"]["ErrorB400"];
+            401: components["responses"]["ErrorB401"];
+            409: components["responses"]["ErrorB409"];
+            413: components["responses"]["ErrorB413"];
+            415: components["responses"]["ErrorB415"];
+            422: components["responses"]["ErrorB422"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
+    getMediaB: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A media item id from upload or list. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaB"];
+                };
+            };
+            401: components["responses"]["ErrorB401"];
+            404: components["responses"]["ErrorB404"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
+    deleteMediaB: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A media item id from upload or list. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; its URL answers 404 from now on. */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["ErrorB401"];
+            404: components["responses"]["ErrorB404"];
+            409: components["responses"]["ErrorB409"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
     healthz: {
         parameters: {
             query?: never;
@@ -2177,6 +2629,29 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    serveMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The last part of the item's `url`. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes, with the item's Content-Type. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
                 };
             };
         };

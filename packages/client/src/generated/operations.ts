@@ -31,4 +31,12 @@ export const OPERATIONS = {
   deleteWebhookB: { method: 'DELETE', path: '/v1/webhooks/{id}', variant: 'B' },
   listWebhookDeliveriesB: { method: 'GET', path: '/v1/webhooks/{id}/deliveries', variant: 'B' },
   retryWebhookDeliveryB: { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/retry', variant: 'B' },
+  listMediaA: { method: 'GET', path: '/api/media', variant: 'A' },
+  uploadMediaA: { method: 'POST', path: '/api/media', variant: 'A' },
+  getMediaA: { method: 'GET', path: '/api/media/{id}', variant: 'A' },
+  deleteMediaA: { method: 'DELETE', path: '/api/media/{id}', variant: 'A' },
+  listMediaB: { method: 'GET', path: '/v1/media', variant: 'B' },
+  uploadMediaB: { method: 'POST', path: '/v1/media', variant: 'B' },
+  getMediaB: { method: 'GET', path: '/v1/media/{id}', variant: 'B' },
+  deleteMediaB: { method: 'DELETE', path: '/v1/media/{id}', variant: 'B' },
 } as const;

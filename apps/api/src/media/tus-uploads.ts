@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { AppError } from '@sps/core';
+import { Server } from '@tus/server';
+import type { DataStore } from '@tus/utils';
+import type { Request as ExpressRequest, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { bodyB } from '../http/error-handler.js';
+import { STATUS_B, toAppError } from '../http/error-mapping.js';
+import type { TMediaService } from './media-service.js';
+
+/** A staging store of unfinished uploads that can also read a finished one back as a stream. */
+export type TTusStaging = DataStore & { read(id: string): Readable | Promise<Readable> };
+
+/** `<account id without dashes><32 random hex>`: the upload's owner is part of its id. */
+const UPLOAD_ID = /^[0-9a-f]{64}$/;
+
+function authOfTus(req: Request) {
+  const node = (req as unknown as { runtime?: { node?: { req: ExpressRequest } } }).runtime?.node?.req;
+  const auth = node?.auth;
+  if (!auth) throw { status_code: 401, body: 'Unauthorized\n' };
+  return auth;
+}
+
+const ownerPrefix = (accountId: string) => accountId.replace(/-/g, '').toLowerCase();
+
+/** A tus error answer from an AppError: the status of Variant B and its JSON body. */
+function tusError(error: unknown) {
+  const appError = toAppError(error);
+  return { status_code: STATUS_B[appError.code], body: JSON.stringify(bodyB(appError)) };
+}
+
+/**
+ * tus 1.0 resumable uploads at `/v1/media/uploads` (creation, termination) with `@tus/server`. Behind the
+ * API key like the rest of /v1: an upload belongs to the account that created it (its id starts with the
+ * account's), and any other account is answered 404. The Upload-Length is required and checked against the
+ * plan's per-file cap and the quota left at creation. When the last byte arrives the file is streamed from
+ * the staging store into the media store and becomes an item, whose id is the `Media-Id` header of that
+ * final PATCH answer. Alt text may come as `alt_text` in Upload-Metadata.
+ */
+export function tusUploadsHandler(deps: {
+  media: TMediaService;
+  staging: TTusStaging;
+  publicUrl: string;
+  logger: Logger;
+}): RequestHandler {
+  const { media, staging } = deps;
+  const server = new Server({
+    path: '/v1/media/uploads',
+    datastore: staging,
+    generateUrl: (_req, { id }) => `${deps.publicUrl}/v1/media/uploads/${id}`,
+    getFileIdFromRequest: (_req, lastPath) => (lastPath && UPLOAD_ID.test(lastPath) ? lastPath : undefined),
+    namingFunction: (req) => `${ownerPrefix(authOfTus(req).accountId)}${randomBytes(16).toString('hex')}`,
+    maxSize: async (req) => {
+      const limits = await media.allowance(authOfTus(req).accountId, authOfTus(req).plan);
+      return Math.max(limits.imageBytes, limits.videoBytes);
+    },
+    disableTerminationForFinishedUploads: true,
+    exposedHeaders: ['Media-Id'],
+    async onIncomingRequest(req, id) {
+      if (!id.startsWith(ownerPrefix(authOfTus(req).accountId)))
+        throw { status_code: 404, body: 'Not found\n' };
+    },
+    async onUploadCreate(req, upload) {
+      if (upload.size === undefined) {
+        throw tusError(
+          new AppError('validation_error', 'Upload-Length is required: deferred lengths are not accepted', {
+            issues: [{ field: 'Upload-Length', message: 'is required' }],
+            fix: 'Send the file size in Upload-Length when creating the upload.',
+          }),
+        );
+      }
+      const auth = authOfTus(req);
+      const limits = await media.allowance(auth.accountId, auth.plan);
+      if (upload.size > limits.left) {
+        throw tusError(
+          new AppError('payload_too_large', "The upload would pass this account's media storage quota", {
+            issues: [{ field: 'Upload-Length', message: 'is more than the quota left' }],
+            details: { quota_bytes: limits.quotaBytes, used_bytes: limits.used, plan: auth.plan },
+          }),
+        );
+      }
+      return { metadata: upload.metadata ?? {} };
+    },
+    async onUploadFinish(req, upload) {
+      const auth = authOfTus(req);
+      try {
+        const stored = await media.store(auth.accountId, auth.plan, await staging.read(upload.id));
+        const alt = upload.metadata?.alt_text ?? upload.metadata?.altText ?? null;
+        if (alt !== null && alt.length > 1000) {
+          await media.discard(stored);
+          throw new AppError('validation_error', 'alt_text is too long', {
+            issues: [{ field: 'alt_text', message: 'must be at most 1000 characters' }],
+          });
+        }
+        const item = await media.record(stored, alt && alt.trim() !== '' ? alt : null);
+        return { headers: { 'Media-Id': item.id } };
+      } catch (error) {
+        throw tusError(error);
+      } finally {
+        await staging
+          .remove(upload.id)
+          .catch((err: unknown) => deps.logger.warn({ err }, 'tus staging cleanup failed'));
+      }
+    },
+    onResponseError: async (_req, error) => {
+      const status = (error as { status_code?: number }).status_code;
+      if (status !== undefined) return undefined;
+      deps.logger.error({ err: error }, 'tus upload failed');
+      return tusError(error);
+    },
+  });
+  // Uploads left unfinished past the staging store's expiration (24 h) are removed hourly.
+  const cleanup = setInterval(
+    () =>
+      void server
+        .cleanUpExpiredUploads()
+        .catch((err: unknown) => deps.logger.warn({ err }, 'tus cleanup of expired uploads failed')),
+    60 * 60 * 1000,
+  );
+  cleanup.unref();
+  return (req, res) => {
+    void server.handle(req, res);
+  };
+}
