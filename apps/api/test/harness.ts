@@ -170,6 +170,9 @@ export async function startTestApi(
       connectors: createConnectors({
         baseUrls: env.networkBaseUrls,
         ...(sim ? { blueskyVideoUrl: `${sim.baseUrls.bluesky}/video` } : {}),
+        ...(env.oauthApps.facebook?.clientId
+          ? { appIds: { facebook: env.oauthApps.facebook.clientId } }
+          : {}),
         // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
         media: {
           // Media library URLs are read from the API's media store, as the publisher process does.

@@ -78,6 +78,8 @@ const ZPublisherEnv = ZCommonEnv.extend({
     }),
   /** Metrics jobs at once: their own lane, so reading figures never takes a publishing slot. */
   METRICS_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  /** Facebook's video host (graph-video.facebook.com); unset: NETWORK_FACEBOOK_BASE_URL when set, else the real host. */
+  NETWORK_FACEBOOK_VIDEO_BASE_URL: z.string().url().optional(),
   /** Threads API version (graph.threads.net has only v1.0 so far). */
   THREADS_API_VERSION: z
     .string()

@@ -49,6 +49,10 @@ export interface TConnectorsConfig {
   processingWait?: TProcessingWait;
   /** Bluesky's video service (`NETWORK_BLUESKY_VIDEO_URL`); a missing one means https://video.bsky.app. */
   blueskyVideoUrl?: string;
+  /** Facebook's video host (`NETWORK_FACEBOOK_VIDEO_BASE_URL`); a missing one means the base URL, else the real host. */
+  facebookVideoBaseUrl?: string;
+  /** Operator app ids per network (`OAUTH_<NAME>_CLIENT_ID`): Facebook's video uploads need it. */
+  appIds?: Partial<Record<TPlatform, string>>;
 }
 
 /** Builds one connector per network, once at worker start-up. */
@@ -67,6 +71,10 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
       ...(platform === 'bluesky' && config.blueskyVideoUrl
         ? { videoServiceUrl: config.blueskyVideoUrl }
         : {}),
+      ...(platform === 'facebook' && config.facebookVideoBaseUrl
+        ? { videoBaseUrl: config.facebookVideoBaseUrl }
+        : {}),
+      ...(config.appIds?.[platform] ? { appId: config.appIds[platform] } : {}),
       fetchMedia,
     };
     // Every call checks the account's permissions first (DESIGN invariant 12); the metrics reader is attached
