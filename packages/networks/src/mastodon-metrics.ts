@@ -1,6 +1,6 @@
 import { type Got, HTTPError } from 'got';
 import type { TConnectorAccount, TConnectorOptions, TNetworkFailure } from './connector.js';
-import { chosenHostProblem, createHttpClient, sameOrigin } from './http-client.js';
+import { mastodonClientFor } from './mastodon-instance.js';
 import {
   figures,
   GONE,
@@ -63,26 +63,9 @@ export function createMastodonMetrics(options: TConnectorOptions): TMetricsReade
   return {
     metricsBatchSize: MASTODON_METRICS_BATCH,
     async readMetrics(account: TConnectorAccount, refs: TMetricsRef[]) {
-      const base = account.instanceUrl ?? options.baseUrl;
-      if (!base) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'rejected',
-            message: `The ${NETWORK} account ${account.accountName} has no instance URL. Reconnect it with its instance URL.`,
-          },
-        };
-      }
-      const chosenByUser = !sameOrigin(base, options.baseUrl);
-      if (chosenByUser) {
-        const problem = chosenHostProblem(base, NETWORK);
-        if (problem) return { ok: false, failure: problem };
-      }
-      let http = clients.get(base);
-      if (!http) {
-        http = createHttpClient(base, timeoutMs, { chosenByUser });
-        clients.set(base, http);
-      }
+      const client = mastodonClientFor(account, options, clients, timeoutMs);
+      if (!client.ok) return client;
+      const { http } = client.value;
       const headers = { authorization: `Bearer ${account.token}` };
       const batch = refs.slice(0, MASTODON_METRICS_BATCH);
       const results = new Map<string, TMetricsRead>();
