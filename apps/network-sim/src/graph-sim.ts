@@ -18,6 +18,17 @@ export function graphError(
     .json({ error: { message, type: 'OAuthException', code, ...extra, fbtrace_id: 'AsimTrace01' } });
 }
 
+/** Graph's answer for an object that is gone or was never there (code 100, subcode 33). */
+export function graphObjectMissing(res: Response): void {
+  graphError(
+    res,
+    400,
+    100,
+    'Object does not exist, cannot be loaded due to missing permissions, or does not support this operation',
+    { error_subcode: 33 },
+  );
+}
+
 /** A bearer header (or Meta's `OAuth` form) or an `access_token` query parameter; otherwise Graph's 401 (code 2500). */
 export function requireGraphToken(req: Request, res: Response): boolean {
   const header = req.headers.authorization;

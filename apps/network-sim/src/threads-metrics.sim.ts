@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { graphError, requireGraphToken } from './graph-sim.js';
+import { graphError, graphObjectMissing, requireGraphToken } from './graph-sim.js';
 import { count } from './metrics-state.sim.js';
 import { grantedScopesOf } from './oauth/oauth-store.js';
 import type { SimState } from './sim-state.js';
@@ -34,13 +34,7 @@ export function registerThreadsMetricsSim(router: Router, sim: SimState): void {
     }
     const post = sim.getPost('threads', req.params.id);
     if (!post || post.deleted) {
-      graphError(
-        res,
-        400,
-        100,
-        'Object does not exist, cannot be loaded due to missing permissions, or does not support this operation',
-        { error_subcode: 33 },
-      );
+      graphObjectMissing(res);
       return;
     }
     const field = {
