@@ -4,6 +4,7 @@ import {
   createIdempotencyRepository,
   createMastodonAppRepository,
   createMediaRepository,
+  createMetricsRepository,
   createOAuthStateRepository,
   createOwnerRepository,
   createPostRepository,
@@ -41,6 +42,7 @@ import { bullBoardRouter } from './ops/bull-board.js';
 import { createApiMetrics, type TApiMetrics } from './ops/metrics.js';
 import { createAccountService } from './services/account-service.js';
 import { createConnectService } from './services/connect-service.js';
+import { createMetricsService } from './services/metrics-service.js';
 import { createPostJobs } from './services/post-jobs.js';
 import { createPostService } from './services/post-service.js';
 import { createPublishService } from './services/publish-service.js';
@@ -160,6 +162,17 @@ export function createApi({
       encryptionKey: env.encryptionKey,
     },
   });
+  const metricsService = createMetricsService({
+    metrics: createMetricsRepository(db),
+    queues,
+    refreshLimiter: new WindowLimiter(
+      redis,
+      `${env.QUEUE_PREFIX}:rl:metrics-refresh-hour`,
+      env.METRICS_REFRESH_PER_HOUR,
+      Math.max(1, Math.round(3600 * env.RATE_LIMIT_WINDOW_SCALE)),
+      logger,
+    ),
+  });
   const webhooks = createWebhookService({
     webhooks: createWebhookRepository(db),
     queues,
@@ -199,6 +212,7 @@ export function createApi({
     posts,
     publishing,
     accounts,
+    engagement: metricsService,
     media,
     publicUrl: env.publicUrl,
     logger,
@@ -252,6 +266,7 @@ export function createApi({
       posts,
       publishing,
       accounts,
+      engagement: metricsService,
       settings,
       webhooks,
       connect,

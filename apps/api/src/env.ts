@@ -43,6 +43,11 @@ const ZApiEnv = ZCommonEnv.extend({
    * Holds with RATE_LIMITS=off too: it protects keys and the database, not capacity.
    */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /**
+   * `POST /v1/posts/{id}/metrics/refresh` (and Variant A's and MCP's equivalents) per account and hour.
+   * Holds with RATE_LIMITS=off too: each refresh spends the networks' read budget of the account.
+   */
+  METRICS_REFRESH_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(30),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
   /** Which proxies' X-Forwarded-For is believed: a hop count or their addresses/CIDRs (client-address.ts). */
   TRUST_PROXY: z

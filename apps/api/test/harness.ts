@@ -72,6 +72,8 @@ export interface TTestApiOptions {
   /** The in-process publisher's reconciler: how long before a `publishing` post counts as stuck (default 2 min). */
   stuckAfterMs?: number;
   reconcileEveryMs?: number;
+  /** METRICS_COLLECT_AFTER of the in-process publisher, in ms (default: the production 1h,6h,...). */
+  metricsCollectAfterMs?: number[];
   publisherConcurrency?: number;
   /** Run the webhooks worker in-process (defaults: retries 100..500ms, private URLs allowed, dispatch every 100ms). */
   webhooks?: Partial<TWebhooksOptions> & {
@@ -168,6 +170,9 @@ export async function startTestApi(
       connectors: createConnectors({
         baseUrls: env.networkBaseUrls,
         ...(sim ? { blueskyVideoUrl: `${sim.baseUrls.bluesky}/video` } : {}),
+        ...(env.oauthApps.facebook?.clientId
+          ? { appIds: { facebook: env.oauthApps.facebook.clientId } }
+          : {}),
         // The simulator and test media servers listen on loopback (MEDIA_ALLOW_PRIVATE_URLS=true).
         media: {
           // Media library URLs are read from the API's media store, as the publisher process does.
@@ -191,6 +196,7 @@ export async function startTestApi(
       mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
       oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
+      ...(opts.metricsCollectAfterMs ? { engagement: { collectAfterMs: opts.metricsCollectAfterMs } } : {}),
     });
 
   const startWebhooks = () => {

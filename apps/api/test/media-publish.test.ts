@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { fakeMp4, mediaStorageKey } from '@sps/core';
+import { fakeMp4, mediaStorageKey, sealCredentials } from '@sps/core';
 import sharp from 'sharp';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
@@ -60,6 +60,38 @@ describe('publishing uploaded media through the simulator', () => {
       });
       expect(item.url.startsWith('http://127.0.0.1:9/media/')).toBe(true);
     }
+  });
+
+  it('sends an uploaded video to Facebook byte for byte through a resumable upload session (spooled from the store)', async () => {
+    const account = await api.account('pro');
+    const id = await api.connect(account.accountId, 'facebook');
+    // As a Page connected through Facebook Login keeps it: the user token the upload session needs.
+    await api.db.socialAccount.update({
+      where: { id },
+      data: {
+        credentialsEncrypted: sealCredentials(
+          { token: 'token-facebook-user', extra: { userToken: 'user-token-facebook' } },
+          api.env.encryptionKey,
+          id,
+        ),
+      },
+    });
+    const video = Buffer.from(fakeMp4(5, 60_000));
+    const item = await upload(account.apiKey, video, 'fb.mp4');
+    const m = uniqueMarker('fbupl');
+    const post = await createB(api, account.apiKey, {
+      content: `uploaded ${m}`,
+      platforms: ['facebook'],
+      media: { video: { url: item.url } },
+    });
+    expect(
+      (await request(api.app).post(`/v1/posts/${post.id}/publish`).set(bearer(account.apiKey))).status,
+    ).toBe(200);
+    const done = await settleB(api, account.apiKey, post.id, 15_000);
+    expect(done.status).toBe('published');
+    expect(simPosts(api, 'facebook', m)[0]?.media).toMatchObject({
+      video: { length: video.length, sha256: sha256(video) },
+    });
   });
 
   it('sends an uploaded image to Bluesky as a blob of the same size and type, with the alt text of the post', async () => {

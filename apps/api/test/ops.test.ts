@@ -36,7 +36,7 @@ describe('operator surface', () => {
       /http_request_duration_seconds_count\{method="POST",route="\/v1\/posts",status="201"\} 1/,
     );
     expect(res.text).not.toContain(created.body.id);
-    for (const queue of ['publish', 'schedule', 'queue-slot', 'webhook-delivery']) {
+    for (const queue of ['publish', 'schedule', 'queue-slot', 'webhook-delivery', 'metrics']) {
       expect(res.text).toContain(`queue_jobs{queue="${queue}",state="waiting"}`);
     }
   });
@@ -49,7 +49,7 @@ describe('operator surface', () => {
     const listed = await request(api.app).get('/admin/queues/api/queues').set(bearer(TOKEN));
     expect(listed.status).toBe(200);
     const names = (listed.body.queues as { name: string }[]).map((q) => q.name).sort();
-    expect(names).toEqual(['publish', 'queue-slot', 'schedule', 'webhook-delivery']);
+    expect(names).toEqual(['metrics', 'publish', 'queue-slot', 'schedule', 'webhook-delivery']);
     const basic = await request(api.app).get('/admin/queues/api/queues').auth('ops', TOKEN);
     expect(basic.status).toBe(200);
     const page = await request(api.app).get('/admin/queues').set(bearer(TOKEN));

@@ -93,8 +93,13 @@ export function App() {
         <button type="button" onClick={signOut}>
           Sign out
         </button>
-        <button type="button" onClick={signOutEverywhere}>
-          Sign out everywhere
+        {/* Not named "Sign out …": the plain Sign out button must stay the only one that name finds. */}
+        <button
+          type="button"
+          onClick={signOutEverywhere}
+          title="Sign out everywhere: ends every session of this account, on every browser and device"
+        >
+          End all sessions
         </button>
       </header>
       <main>

@@ -66,6 +66,20 @@ describe('dashboard in a browser', () => {
     await page.close();
   });
 
+  it('ends every session of the account with End all sessions, other browsers included', async () => {
+    const mine = await signedIn();
+    const other = await signedIn();
+    await mine.getByRole('button', { name: 'End all sessions' }).click();
+    await mine.getByRole('button', { name: 'Sign in' }).waitFor({ timeout: 5000 });
+    // The other browser's session ended too: its next request is refused and it shows the sign-in form.
+    const status = await other.evaluate(async () => (await fetch('/dashboard/api/session')).status);
+    expect(status).toBe(401);
+    await other.reload();
+    await other.getByRole('button', { name: 'Sign in' }).waitFor({ timeout: 5000 });
+    await mine.close();
+    await other.close();
+  });
+
   it('refuses a state-changing request without the CSRF token', async () => {
     const page = await signedIn();
     const status = await page.evaluate(async () => {

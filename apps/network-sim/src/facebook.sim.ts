@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { registerFacebookUploads } from './facebook-upload.sim.js';
 import {
   GRAPH_LATEST_VERSION,
   graphError,
@@ -67,6 +68,7 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
   const unpublishedPhotos = new Set<string>();
   router.use(networkMiddleware(sim, 'facebook', renderFacebookError));
   const api = versionedGraphRouter(router, graphVersionAvailable, GRAPH_LATEST_VERSION);
+  const uploadedFile = registerFacebookUploads(api);
 
   const bodyOf = (req: Request): TBody => ({ ...(req.query as TBody), ...((req.body ?? {}) as TBody) });
   const create = (pageId: string, text: string, replyTo: string | null, media: unknown) =>
@@ -138,15 +140,36 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
     answerOrHang(res, () => res.json({ id: photoId, post_id: post.remoteId }));
   });
 
+  /**
+   * A Page video: `fbuploader_video_file_chunk` (a Resumable Upload API handle, the current guide's way,
+   * served on graph-video.facebook.com) or `file_url` (Facebook fetches the file).
+   * https://developers.facebook.com/docs/video-api/guides/publishing
+   * Modeled: neither given is Graph's code 100; an unknown handle too (no page quotes the refusal).
+   */
   api.post('/:pageId/videos', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const body = bodyOf(req);
-    if (!body.file_url) {
-      graphError(res, 400, 100, 'Invalid parameter', { error_user_msg: 'file_url is required.' });
+    const handle = body.fbuploader_video_file_chunk;
+    if (!body.file_url && !handle) {
+      graphError(res, 400, 100, '(#100) Invalid parameter', {
+        error_user_msg: 'A video needs fbuploader_video_file_chunk (an uploaded file handle) or file_url.',
+      });
+      return;
+    }
+    const file = typeof handle === 'string' ? uploadedFile(handle) : undefined;
+    if (handle && !file) {
+      graphError(res, 400, 100, '(#100) Invalid parameter', {
+        error_user_msg: 'fbuploader_video_file_chunk is not a valid uploaded file handle.',
+      });
       return;
     }
     if (refusedLongText(res, 'description', body.description)) return;
-    const post = create(req.params.pageId, String(body.description ?? ''), null, { video: body.file_url });
+    const post = create(
+      req.params.pageId,
+      String(body.description ?? ''),
+      null,
+      file ? { video: { handle, ...file } } : { video: body.file_url },
+    );
     answerOrHang(res, () => res.json({ id: post.remoteId }));
   });
 

@@ -18,9 +18,25 @@ export function graphError(
     .json({ error: { message, type: 'OAuthException', code, ...extra, fbtrace_id: 'AsimTrace01' } });
 }
 
-/** A bearer header or an `access_token` query parameter; otherwise Graph's 401 (code 2500). */
+/** Graph's answer for an object that is gone or was never there (code 100, subcode 33). */
+export function graphObjectMissing(res: Response): void {
+  graphError(
+    res,
+    400,
+    100,
+    'Object does not exist, cannot be loaded due to missing permissions, or does not support this operation',
+    { error_subcode: 33 },
+  );
+}
+
+/** A bearer header (or Meta's `OAuth` form) or an `access_token` query parameter; otherwise Graph's 401 (code 2500). */
 export function requireGraphToken(req: Request, res: Response): boolean {
-  if (req.headers.authorization?.startsWith('Bearer ') || typeof req.query.access_token === 'string')
+  const header = req.headers.authorization;
+  if (
+    header?.startsWith('Bearer ') ||
+    header?.startsWith('OAuth ') ||
+    typeof req.query.access_token === 'string'
+  )
     return true;
   graphError(
     res,

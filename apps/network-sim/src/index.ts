@@ -1,4 +1,5 @@
 export { LINKEDIN_SIM_MEMBER_READ_TOKEN } from './linkedin.sim.js';
+export { SimFigures, simFiguresOf, type TSimFigures } from './metrics-state.sim.js';
 export { OAuthSimStore, oauthStoreOf, SIM_CLIENT_ID, SIM_CLIENT_SECRET } from './oauth/oauth-store.js';
 export { simOAuthEnv } from './oauth/sim-oauth-env.js';
 export { createNetworkSimApp, startNetworkSim, type TRunningSim } from './server.js';

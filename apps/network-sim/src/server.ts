@@ -2,9 +2,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PLATFORMS, type TPlatform } from '@sps/core';
 import express, { type Express, type Router } from 'express';
+import { simFiguresOf, type TSimFigures } from './metrics-state.sim.js';
 import { registerOAuthSims } from './oauth/oauth-networks.sim.js';
 import { registerScopeGuards } from './oauth/scope-guard.sim.js';
-import { NETWORK_SIMS } from './registry.js';
+import { METRICS_SIMS, NETWORK_SIMS } from './registry.js';
 import { SimState, type TFault, type SimState as TSimState } from './sim-state.js';
 import { registerYoutubeControls } from './youtube.sim.js';
 
@@ -36,6 +37,11 @@ export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
     sim.clearFaults();
     res.status(204).end();
   });
+  // A post's engagement figures as its network will report them (a test sets and changes them).
+  app.put('/__sim/metrics/:platform/:remoteId', (req, res) => {
+    simFiguresOf(sim).set(req.params.platform as TPlatform, req.params.remoteId, req.body as TSimFigures);
+    res.status(204).end();
+  });
   app.post('/__sim/reset', (_req, res) => {
     sim.reset();
     res.status(204).end();
@@ -51,6 +57,7 @@ export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
     if (!register) continue;
     const router: Router = express.Router();
     register(router, sim);
+    METRICS_SIMS[platform]?.(router, sim);
     app.use(`/${platform}`, router);
   }
   app.use((req, res) => {

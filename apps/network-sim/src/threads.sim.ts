@@ -3,6 +3,7 @@ import {
   GRAPH_NOT_READY,
   graphError,
   graphList,
+  graphObjectMissing,
   graphTime,
   graphUserOf,
   requireGraphToken,
@@ -222,13 +223,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
     }
     const post = sim.getPost('threads', req.params.id);
     if (!post || post.deleted) {
-      graphError(
-        res,
-        400,
-        100,
-        'Object does not exist, cannot be loaded due to missing permissions, or does not support this operation',
-        { error_subcode: 33 },
-      );
+      graphObjectMissing(res);
       return;
     }
     res.json({ id: post.remoteId, permalink: permalinks.get(post.remoteId) });

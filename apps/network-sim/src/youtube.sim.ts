@@ -284,7 +284,14 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
   });
 
   // videos.list by id, `part=status` (https://developers.google.com/youtube/v3/docs/videos/list).
-  router.get('/youtube/v3/videos', (req, res) => {
+  router.get('/youtube/v3/videos', (req, res, next) => {
+    // `part=statistics` (metrics reads) is answered by youtube-metrics.sim.ts.
+    if (
+      String(req.query.part ?? '')
+        .split(',')
+        .includes('statistics')
+    )
+      return next();
     const ids = String(req.query.id ?? '')
       .split(',')
       .filter(Boolean)

@@ -16,6 +16,7 @@ import {
 import type { TNetworkConnector } from '@sps/networks';
 import type { TQueues, TRedis } from '@sps/queue';
 import type { Logger } from 'pino';
+import type { TEngagementOptions } from './engagement-options.js';
 import { noopPublisherMetrics, type TPublisherMetrics } from './metrics.js';
 import type { TPreparedPosts } from './prepared-posts.js';
 import { createTokenRefresher, type TTokenRefreshConfig, type TTokenRefresher } from './token-refresh.js';
@@ -53,6 +54,8 @@ export interface TPublisherContext {
   tokens: TTokenRefresher;
   /** Scheduled posts this process prepared, started from memory at their due second. */
   prepared: TPreparedPosts;
+  /** When metrics are collected after publishing (set by the composition root, publisher.ts). */
+  engagement?: TEngagementOptions;
 }
 
 /**

@@ -1,8 +1,10 @@
 import {
+  DEFAULT_COLLECT_AFTER,
   mediaStorageConfig,
   networkBaseUrls,
   oauthAppsFromEnv,
   parseAppEnv,
+  parseCollectAfter,
   parseDuration,
   parseEnvValue,
   type TMediaStorageConfig,
@@ -62,6 +64,22 @@ const ZPublisherEnv = ZCommonEnv.extend({
     .default('v25.0'),
   /** Bluesky's video service (app.bsky.video.*), where videos are processed before they are posted. */
   NETWORK_BLUESKY_VIDEO_URL: z.string().url().optional(),
+  /** When metrics are collected after a post is published: durations, comma-separated (contract). */
+  METRICS_COLLECT_AFTER: z
+    .string()
+    .default(DEFAULT_COLLECT_AFTER)
+    .transform((value, ctx) => {
+      try {
+        return parseCollectAfter(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Metrics jobs at once: their own lane, so reading figures never takes a publishing slot. */
+  METRICS_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  /** Facebook's video host (graph-video.facebook.com); unset: NETWORK_FACEBOOK_BASE_URL when set, else the real host. */
+  NETWORK_FACEBOOK_VIDEO_BASE_URL: z.string().url().optional(),
   /** Threads API version (graph.threads.net has only v1.0 so far). */
   THREADS_API_VERSION: z
     .string()

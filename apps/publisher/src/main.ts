@@ -34,6 +34,11 @@ const connectors = createConnectors({
   baseUrls: env.networkBaseUrls,
   timeoutMs: env.NETWORK_TIMEOUT,
   ...(env.NETWORK_BLUESKY_VIDEO_URL ? { blueskyVideoUrl: env.NETWORK_BLUESKY_VIDEO_URL } : {}),
+  ...(env.NETWORK_FACEBOOK_VIDEO_BASE_URL
+    ? { facebookVideoBaseUrl: env.NETWORK_FACEBOOK_VIDEO_BASE_URL }
+    : {}),
+  // Facebook's Resumable Upload API opens sessions on the operator's app (OAUTH_FACEBOOK_CLIENT_ID).
+  ...(env.oauthApps.facebook?.clientId ? { appIds: { facebook: env.oauthApps.facebook.clientId } } : {}),
   apiVersions: {
     linkedin: env.LINKEDIN_API_VERSION,
     facebook: env.META_GRAPH_API_VERSION,
@@ -65,6 +70,8 @@ const publisher = await createPublisher({
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,
   twitterAllowance: env.TWITTER_MONTHLY_ALLOWANCE,
+  engagement: { collectAfterMs: env.METRICS_COLLECT_AFTER },
+  metricsConcurrency: env.METRICS_CONCURRENCY,
   mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
   oauth: {
     apps: env.oauthApps,

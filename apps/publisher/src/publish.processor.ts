@@ -11,7 +11,7 @@ import type { TNetworkFailure, TPublishInput, TRemoteRef } from '@sps/networks';
 import { parsePayload } from '@sps/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { TPublisherContext } from './context.js';
-import { connectorAccount } from './credentials.js';
+import { networkDone, readyToSend } from './publish-steps.js';
 import { resolveUnanswered, settleDoubt, type TUnanswered } from './readback.js';
 import { failTarget, type TNetworkOutcome } from './target-outcomes.js';
 
@@ -56,47 +56,10 @@ async function publishNetwork(
   finalizeAttempt: number | null,
 ): Promise<TNetworkOutcome> {
   const { post } = loaded;
-  const accountId = loaded.targetAccounts[platform];
-  const account = loaded.accounts.find((a) => a.id === accountId);
-  if (!account?.isActive) {
-    await failTarget(
-      ctx,
-      post.id,
-      platform,
-      `The ${platform} account is no longer connected. Reconnect it, then retry the post.`,
-      'auth_expired',
-    );
-    return { retry: false };
-  }
-  const connector = ctx.connectors[platform];
-  if (!connector) {
-    await failTarget(
-      ctx,
-      post.id,
-      platform,
-      `Publishing to ${platform} is not supported by this server.`,
-      'rejected',
-    );
-    return { retry: false };
-  }
-  let credentials = connectorAccount(account, ctx.options.encryptionKey);
-  // A token that expires within a minute is refreshed first (under the account's lock).
-  const fresh = await ctx.tokens.forPublish(account.id, account.tokenExpiresAt);
-  if (fresh && !fresh.ok) {
-    if (fresh.reason === 'transient' && !finalAttempt) {
-      ctx.metrics.publishRetry(platform, 'transient');
-      return { retry: true, retryAfterMs: undefined, message: `${platform}: token refresh pending` };
-    }
-    await failTarget(
-      ctx,
-      post.id,
-      platform,
-      fresh.message,
-      fresh.reason === 'refused' ? 'auth_expired' : 'transient',
-    );
-    return { retry: false, expired: fresh.reason === 'refused' };
-  }
-  if (fresh?.ok) credentials = { ...credentials, token: fresh.token };
+  const ready = await readyToSend(ctx, loaded, platform, finalAttempt);
+  if ('outcome' in ready) return ready.outcome;
+  const { account, connector } = ready;
+  let { credentials } = ready;
   let renewedAfter401 = false;
   let confirmedByReadback = false;
   const plan = planThreadDelivery(platform, postTexts(post));
@@ -224,27 +187,13 @@ async function publishNetwork(
     return handleFailure(ctx, post, platform, item.segmentIndex, outcome.failure, finalAttempt);
   }
 
-  const first = refs.get(0);
-  const sent = lastSent;
-  const finalized = await ctx.publishing.networkSucceeded(post.id, platform, {
-    ...(sent
-      ? {
-          sent: {
-            segmentIndex: sent.index,
-            remoteId: sent.remote.remoteId,
-            remoteUrl: sent.remote.url,
-            ...(sent.remote.meta ? { meta: sent.remote.meta } : {}),
-          },
-        }
-      : {}),
-    remotePostId: first?.remoteId ?? null,
-    remoteUrl: first?.url || null,
-    // A success learned by reading the network back is shown as such (README, Decisions).
-    errorKind: confirmedByReadback ? 'readback' : null,
+  const finalized = await networkDone(ctx, post.id, platform, {
+    first: refs.get(0),
+    lastSent,
+    confirmedByReadback,
     finalizeAttempt,
+    dueAt,
   });
-  ctx.metrics.publishOutcome(platform, 'success', null, confirmedByReadback ? 'readback' : 'none');
-  ctx.metrics.publishLatency(platform, (Date.now() - dueAt) / 1000);
   return { retry: false, finalized };
 }
 

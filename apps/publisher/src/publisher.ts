@@ -6,6 +6,9 @@ import { type Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
+import { ReadLaterError } from './engagement.js';
+import { processMetricsCollect, processMetricsRefresh } from './engagement.processor.js';
+import { DEFAULT_ENGAGEMENT, type TEngagementOptions } from './engagement-options.js';
 import { sweepMedia, type TMediaSweepConfig } from './media-sweep.processor.js';
 import type { TPublisherMetrics } from './metrics.js';
 import { processPrepare } from './prepare.processor.js';
@@ -47,6 +50,10 @@ export interface TPublisherDeps {
   twitterAllowance?: TTwitterAllowanceByPlan;
   /** OAuth apps and endpoints for token refreshes (none: tokens are used until they expire). */
   oauth?: Omit<TTokenRefreshConfig, 'prefix'>;
+  /** When metrics are read after publishing (METRICS_COLLECT_AFTER); default 1h,6h,24h,3d,7d,30d. */
+  engagement?: Partial<TEngagementOptions>;
+  /** Metrics jobs run at once (METRICS_CONCURRENCY): a lane of their own beside publishing. */
+  metricsConcurrency?: number;
   /** The media library's retention sweep (none: no sweep runs in this process). */
   mediaSweep?: TMediaSweepConfig;
 }
@@ -100,6 +107,8 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     : {};
   const common = { connection: deps.connection, prefix, concurrency: deps.concurrency, ...locks };
 
+  const engagement: TEngagementOptions = { ...DEFAULT_ENGAGEMENT, ...deps.engagement };
+  ctx.engagement = engagement;
   const mediaRepository = createMediaRepository(deps.db);
   const sweepNow = (now?: Date) => {
     if (!deps.mediaSweep) throw new Error('the media sweep is not configured in this process');
@@ -132,6 +141,25 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
         'queue-plan': (job) => processQueuePlan(ctx, job),
       }),
       common,
+    ),
+    // Reading figures has its own queue and slots, so it never takes what publishing needs; a rate limit
+    // waits what the network asked (or the job's exponential backoff) with what was read kept.
+    new Worker(
+      'metrics',
+      route({
+        'metrics-collect': (job) => processMetricsCollect(ctx, job, engagement),
+        'metrics-refresh': (job) => processMetricsRefresh(ctx, job),
+      }),
+      {
+        ...common,
+        concurrency: deps.metricsConcurrency ?? 4,
+        settings: {
+          backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>
+            err instanceof ReadLaterError && err.failure.retryAfterMs !== undefined
+              ? Math.max(1000, err.failure.retryAfterMs)
+              : Math.min(30_000 * 2 ** Math.max(0, attemptsMade - 1), 30 * 60_000),
+        },
+      },
     ),
   ];
   for (const worker of workers) {

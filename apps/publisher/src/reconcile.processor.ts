@@ -1,5 +1,6 @@
 import { enqueuePublish, enqueueQueueSlot, enqueueSchedule, JOBS } from '@sps/queue';
 import type { TPublisherContext } from './context.js';
+import { planMetricCollections } from './engagement.processor.js';
 import { planAccountQueue } from './queue-slot.processor.js';
 
 const HORIZON_MS = 10 * 60_000;
@@ -67,5 +68,12 @@ export async function reconcile(ctx: TPublisherContext): Promise<Record<string, 
   }
   // Token refreshes due soon get their job back (harmless when it exists: the id holds the due time).
   const refreshes = await ctx.tokens.reconcile(HORIZON_MS).catch(() => 0);
-  return { scheduled, publishing, planned, refreshes };
+  // Metrics collections due (posts published METRICS_COLLECT_AFTER ago with no snapshot since).
+  const metrics = ctx.engagement
+    ? await planMetricCollections(ctx, ctx.engagement).catch((err: Error) => {
+        ctx.logger.warn({ err: err.message }, 'could not plan metrics collections');
+        return 0;
+      })
+    : 0;
+  return { scheduled, publishing, planned, refreshes, metrics };
 }

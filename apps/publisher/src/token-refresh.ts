@@ -1,40 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import {
-  openCredentials,
-  sealCredentials,
-  type TOAuthAppEnv,
-  type TPlatform,
-  type TSocialCredentials,
-} from '@sps/core';
+import { openCredentials, sealCredentials, type TSocialCredentials } from '@sps/core';
 import type { TSocialAccountRepository, TStoredToken, TTokenRepository } from '@sps/db';
-import {
-  OAuthError,
-  oauthProviderOf,
-  refreshBlueskySession,
-  refreshDueAtOf,
-  resolveOAuthApp,
-  type TOAuthCall,
-  type TTokenSet,
-} from '@sps/networks';
+import { OAuthError, oauthProviderOf, refreshDueAtOf, type TTokenSet } from '@sps/networks';
 import { enqueueTokenRefresh, JOBS, type TQueues, type TRedis } from '@sps/queue';
 import type { Logger } from 'pino';
+import { createAccountLock } from './account-lock.js';
+import type { TTokenRefreshConfig } from './token-refresh-config.js';
+import { createRenewers } from './token-renewers.js';
 
-export interface TTokenRefreshConfig {
-  /** `OAUTH_<NAME>_*` and `NETWORK_<NAME>_TOKEN_URL` per network. */
-  apps: Partial<Record<TPlatform, TOAuthAppEnv>>;
-  baseUrls: Partial<Record<TPlatform, string>>;
-  apiVersions?: Partial<Record<TPlatform, string>>;
-  timeoutMs: number;
-  /** Redis key prefix of the per-account locks. */
-  prefix: string;
-  /**
-   * How long a lock is held at most (a refresher that dies frees it then). Never less than twice the
-   * refresh's own bound (`timeoutMs`) and ten seconds: the lock must outlive the work it serializes.
-   */
-  lockMs?: number;
-  /** How long a publish waits for another process's refresh of the same account. */
-  lockWaitMs?: number;
-}
+export type { TTokenRefreshConfig } from './token-refresh-config.js';
 
 /** Why a token could not be made usable: the account is disconnected, or try again later. */
 export type TFreshToken =
@@ -44,9 +17,6 @@ export type TFreshToken =
 
 /** A token that expires within this much is refreshed before a publish uses it. */
 const PUBLISH_SKEW_MS = 60_000;
-
-// Compare-and-delete: only the holder (its random value) releases the lock.
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 /**
  * Keeps connected accounts' tokens alive (DESIGN invariant 7). Refreshes of one account are serialized
@@ -73,99 +43,8 @@ export function createTokenRefresher(deps: {
   // single-use refresh token (X then revokes the whole family): it outlives the work by a wide margin.
   const lockMs = Math.max(config.lockMs ?? 30_000, 2 * workMs + 10_000);
   const lockWaitMs = config.lockWaitMs ?? 20_000;
-
-  function callOf(platform: TPlatform): TOAuthCall | null {
-    const app = resolveOAuthApp(platform, config.apps[platform]);
-    if (!app) return null;
-    return {
-      platform,
-      app,
-      redirectUri: '',
-      apiBaseUrl: config.baseUrls[platform],
-      apiVersion: config.apiVersions?.[platform],
-      timeoutMs: config.timeoutMs,
-    };
-  }
-
-  /**
-   * Bluesky keeps a session rather than OAuth tokens: refreshSession with the refresh JWT, or a sign-in
-   * with the app password once that has ended (packages/networks/src/oauth/bluesky-session.ts).
-   */
-  function renewBluesky(
-    stored: TStoredToken,
-    credentials: TSocialCredentials,
-    signal: AbortSignal,
-  ): Promise<TTokenSet> {
-    const configured = (config.baseUrls.bluesky ?? 'https://bsky.social').replace(/\/+$/, '');
-    const serviceUrl = (stored.instanceUrl ?? configured).replace(/\/+$/, '');
-    return refreshBlueskySession(
-      {
-        serviceUrl,
-        // A DID or handle (the admin CLI's --external-id), else the account's name, as the connector used to sign in.
-        identifier: stored.externalId || stored.accountName,
-        timeoutMs: config.timeoutMs,
-        userChosenHost: new URL(serviceUrl).origin !== new URL(configured).origin,
-        signal,
-      },
-      credentials,
-    );
-  }
-
-  /** The operator's OAuth variables a network's refresh needs and this process lacks. */
-  function missingAppVariables(platform: TPlatform): string[] {
-    const env = config.apps[platform] ?? {};
-    const name = platform.toUpperCase();
-    return [
-      env.clientId ? null : `OAUTH_${name}_CLIENT_ID`,
-      env.clientSecret ? null : `OAUTH_${name}_CLIENT_SECRET`,
-    ].filter((v): v is string => v !== null);
-  }
-
-  type TRenew = (c: TSocialCredentials, signal: AbortSignal) => Promise<TTokenSet>;
-
-  /**
-   * How this account's token is renewed: a renewer, `unconfigured` (the network refreshes, but this
-   * process lacks the operator's app: a configuration problem, not the account's), or null when nothing
-   * can renew it (the network has no refresh, or a rotating refresh token is missing).
-   */
-  function renewerOf(
-    stored: TStoredToken,
-    credentials: TSocialCredentials,
-  ): TRenew | { unconfigured: string[] } | null {
-    if (stored.platform === 'bluesky') return (c, signal) => renewBluesky(stored, c, signal);
-    const provider = oauthProviderOf(stored.platform);
-    if (!provider?.refresh || (!credentials.refreshToken && provider.rotatingRefresh)) return null;
-    const call = callOf(stored.platform);
-    if (!call) return { unconfigured: missingAppVariables(stored.platform) };
-    const refresh = provider.refresh.bind(provider);
-    return (c, signal) => refresh({ ...call, signal }, c);
-  }
-
-  /**
-   * Runs `work` while holding the account's lock. `work` gets a signal that aborts `workMs` after the lock
-   * was taken, well before the lock (`lockMs`) lapses.
-   */
-  async function withLock<T>(
-    socialAccountId: string,
-    work: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T | null> {
-    const key = `${config.prefix}:token-lock:${socialAccountId}`;
-    const holder = randomUUID();
-    const deadline = Date.now() + lockWaitMs;
-    for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
-      if ((await deps.redis.set(key, holder, 'PX', lockMs, 'NX')) === 'OK') break;
-      if (Date.now() >= deadline) return null;
-      await new Promise((r) => setTimeout(r, wait));
-    }
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), workMs);
-    try {
-      return await work(controller.signal);
-    } finally {
-      clearTimeout(timer);
-      await deps.redis.eval(RELEASE, 1, key, holder).catch(() => undefined);
-    }
-  }
+  const withLock = createAccountLock(deps.redis, { prefix: config.prefix, lockMs, lockWaitMs, workMs });
+  const { renewerOf } = createRenewers(config);
 
   function dueAt(stored: TStoredToken, credentials: TSocialCredentials): Date | null {
     return refreshDueAtOf(stored.platform, stored.tokenExpiresAt, stored.tokenIssuedAt, credentials);

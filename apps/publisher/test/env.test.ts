@@ -19,3 +19,23 @@ describe('publisher env: media downloads', () => {
     expect(() => loadEnv({ MEDIA_ALLOW_PRIVATE_URLS: 'maybe' })).toThrow(/MEDIA_ALLOW_PRIVATE_URLS/);
   });
 });
+
+describe('publisher env: metrics collection', () => {
+  it('defaults METRICS_COLLECT_AFTER to 1h,6h,24h,3d,7d,30d (contract)', () => {
+    const h = 3_600_000;
+    expect(loadEnv({}).METRICS_COLLECT_AFTER).toEqual([h, 6 * h, 24 * h, 72 * h, 168 * h, 720 * h]);
+    expect(loadEnv({}).METRICS_CONCURRENCY).toBe(4);
+  });
+
+  it('sorts and deduplicates the durations', () => {
+    expect(loadEnv({ METRICS_COLLECT_AFTER: '6h, 1h,1h' }).METRICS_COLLECT_AFTER).toEqual([
+      3_600_000, 21_600_000,
+    ]);
+  });
+
+  it('refuses what is not a list of durations, naming the variable', () => {
+    for (const value of ['soon', '1h,,x', '500ms', '400d', ',']) {
+      expect(() => loadEnv({ METRICS_COLLECT_AFTER: value })).toThrow(/METRICS_COLLECT_AFTER/);
+    }
+  });
+});

@@ -10,6 +10,8 @@ export * from './idempotency.js';
 export * from './media-env.js';
 export * from './media-library.js';
 export * from './media-rules.js';
+export * from './metrics-model.js';
+export * from './metrics-view.js';
 export * from './mp4-duration.js';
 export * from './network-permissions.js';
 export * from './oauth-env.js';

@@ -81,13 +81,14 @@ export const NETWORK_MEDIA_RULES: Record<TPlatform, TMediaRule> = {
     gifAlone: false,
     docs: 'https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/images-api',
   },
-  // Page photos: JPEG, BMP, PNG, GIF, TIFF; one video per video post.
+  // Page photos: JPEG, BMP, PNG, GIF, TIFF; one video per video post, MP4: the Resumable Upload API the video
+  // is uploaded with takes `video/mp4` only (https://developers.facebook.com/docs/graph-api/guides/upload).
   facebook: {
     requires: 'nothing',
     maxImages: POST_MAX_IMAGES,
     allowsVideo: true,
     imageExtensions: ['jpg', 'jpeg', 'png', 'gif', 'bmp', 'tif', 'tiff'],
-    videoExtensions: null,
+    videoExtensions: ['mp4'],
     gifAlone: false,
     docs: 'https://developers.facebook.com/docs/graph-api/reference/page/photos/',
   },

@@ -337,9 +337,16 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'media',
-      endpoint: 'POST /{page}/videos (file_url)',
-      needs: ['pages_manage_posts', 'pages_read_engagement'],
+      endpoint: 'POST graph-video.facebook.com/{page}/videos (fbuploader_video_file_chunk)',
+      needs: ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'],
       doc: 'https://developers.facebook.com/docs/video-api/guides/publishing',
+    },
+    {
+      call: 'media',
+      endpoint:
+        'POST /{app-id}/uploads, POST|GET /upload:{session} (Resumable Upload API, with the user token kept at connect)',
+      needs: [],
+      doc: 'https://developers.facebook.com/docs/graph-api/guides/upload',
     },
     {
       call: 'reply',

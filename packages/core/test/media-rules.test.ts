@@ -89,6 +89,9 @@ describe('image and video types by URL extension', () => {
       'twitter does not accept .webm videos (it takes mp4, mov)',
     );
     expect(findMediaViolations('tiktok', webm)).toBeNull();
+    // Facebook's Resumable Upload API takes video/mp4 only.
+    const mov = { images: [], video: { url: 'https://cdn.test/v.mov' } };
+    expect(findMediaViolations('facebook', mov)).toBe('facebook does not accept .mov videos (it takes mp4)');
   });
 
   it('X takes an animated GIF only alone', () => {

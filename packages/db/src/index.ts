@@ -23,6 +23,13 @@ export {
 } from './idempotency-repository.js';
 export { createMediaRepository, type TMediaRepository, type TNewMedia } from './media-repository.js';
 export {
+  createMetricsRepository,
+  type TDueAccount,
+  type TMetricsRepository,
+  type TMetricTarget,
+  type TSnapshotInput,
+} from './metrics-repository.js';
+export {
   deployMigrations,
   diffMigrationsToSchema,
   ensureDatabase,

@@ -9,6 +9,7 @@ import { createInstagramConnector } from './instagram.connector.js';
 import { createLinkedInConnector } from './linkedin.connector.js';
 import { createMastodonConnector } from './mastodon.connector.js';
 import { createMediaFetcher, type TMediaFetchConfig } from './media-fetch.js';
+import { withMetricsReader } from './metrics-registry.js';
 import { guardPermissions } from './permissions/permission-guard.js';
 import { createSlackConnector } from './slack.connector.js';
 import { createTelegramConnector } from './telegram.connector.js';
@@ -48,6 +49,10 @@ export interface TConnectorsConfig {
   processingWait?: TProcessingWait;
   /** Bluesky's video service (`NETWORK_BLUESKY_VIDEO_URL`); a missing one means https://video.bsky.app. */
   blueskyVideoUrl?: string;
+  /** Facebook's video host (`NETWORK_FACEBOOK_VIDEO_BASE_URL`); a missing one means the base URL, else the real host. */
+  facebookVideoBaseUrl?: string;
+  /** Operator app ids per network (`OAUTH_<NAME>_CLIENT_ID`): Facebook's video uploads need it. */
+  appIds?: Partial<Record<TPlatform, string>>;
 }
 
 /** Builds one connector per network, once at worker start-up. */
@@ -58,19 +63,23 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
   for (const [platform, factory] of Object.entries(FACTORIES) as [TPlatform, TFactory][]) {
     const baseUrl = config.baseUrls[platform];
     const apiVersion = config.apiVersions?.[platform];
-    // Every call checks the account's permissions first (DESIGN invariant 12).
-    out[platform] = guardPermissions(
-      factory({
-        ...(baseUrl ? { baseUrl } : {}),
-        ...(apiVersion ? { apiVersion } : {}),
-        ...(config.processingWait ? { processingWait: config.processingWait } : {}),
-        ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
-        ...(platform === 'bluesky' && config.blueskyVideoUrl
-          ? { videoServiceUrl: config.blueskyVideoUrl }
-          : {}),
-        fetchMedia,
-      }),
-    );
+    const options = {
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(apiVersion ? { apiVersion } : {}),
+      ...(config.processingWait ? { processingWait: config.processingWait } : {}),
+      ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+      ...(platform === 'bluesky' && config.blueskyVideoUrl
+        ? { videoServiceUrl: config.blueskyVideoUrl }
+        : {}),
+      ...(platform === 'facebook' && config.facebookVideoBaseUrl
+        ? { videoBaseUrl: config.facebookVideoBaseUrl }
+        : {}),
+      ...(config.appIds?.[platform] ? { appId: config.appIds[platform] } : {}),
+      fetchMedia,
+    };
+    // Every call checks the account's permissions first (DESIGN invariant 12); the metrics reader is attached
+    // to the guarded connector.
+    out[platform] = withMetricsReader(platform, guardPermissions(factory(options)), options);
   }
   return out;
 }

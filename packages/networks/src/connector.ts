@@ -1,5 +1,6 @@
 import type { TPlatform } from '@sps/core';
 import type { TFetchMedia } from './media-fetch.js';
+import type { TMetricsOutcome, TMetricsRef } from './metrics-reader.js';
 
 /** Decrypted credentials of a connected account, as stored by `social connect --token`. */
 export interface TConnectorAccount {
@@ -12,7 +13,10 @@ export interface TConnectorAccount {
   instanceUrl: string | null;
   /** What the connector sends: an OAuth access token, a bot token, or a Bluesky session's access JWT. */
   token: string;
-  /** Non-secret details stored with the credentials (Bluesky: the account's PDS from its DID document). */
+  /**
+   * Details stored with the credentials (Bluesky: the account's PDS from its DID document; Facebook:
+   * `userToken`, the long-lived user token video uploads need, a secret like `token`: never logged).
+   */
   extra?: Readonly<Record<string, string>>;
   /**
    * The scopes the network granted this account (stored at connect and refresh); null or absent when
@@ -160,6 +164,10 @@ export interface TNetworkConnector {
   findPublished?(probe: TPublishedProbe): Promise<TFindOutcome>;
   /** Absent when the network's API cannot delete a published post. */
   delete?(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome>;
+  /** Posts one `readMetrics` call reads at most; present with it (metrics-registry.ts attaches both). */
+  metricsBatchSize?: number;
+  /** Reads the engagement figures of published posts of one account; absent where nothing is readable. */
+  readMetrics?(account: TConnectorAccount, refs: TMetricsRef[]): Promise<TMetricsOutcome>;
 }
 
 /**
@@ -186,4 +194,11 @@ export interface TConnectorOptions {
   processingWait?: TProcessingWait;
   /** Bluesky's video service (`app.bsky.video.*`); defaults to https://video.bsky.app. */
   videoServiceUrl?: string;
+  /**
+   * Facebook's video host (`graph-video.facebook.com`, `NETWORK_FACEBOOK_VIDEO_BASE_URL`); defaults to
+   * `baseUrl` when that is set, else the real host.
+   */
+  videoBaseUrl?: string;
+  /** The operator's app id on the network (Facebook's Resumable Upload API: `OAUTH_FACEBOOK_CLIENT_ID`). */
+  appId?: string;
 }

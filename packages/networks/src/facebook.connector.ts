@@ -11,6 +11,7 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
+import { createFacebookVideoPublisher } from './facebook-video.js';
 import {
   classifyGraphError,
   findInGraphList,
@@ -18,6 +19,7 @@ import {
   META_GRAPH_DEFAULT_VERSION,
 } from './graph-api.js';
 import { createHttpClient } from './http-client.js';
+import { createMediaFetcher } from './media-fetch.js';
 import { sameText } from './readback-match.js';
 
 const NETWORK = 'Facebook';
@@ -39,20 +41,30 @@ export function createFacebookConnector(options: TConnectorOptions): TNetworkCon
     graphBaseUrl(options.baseUrl, 'https://graph.facebook.com', version),
     options.timeoutMs,
   );
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  // Videos are published on graph-video.facebook.com; a configured base URL (a proxy, the simulator)
+  // serves both hosts unless the video host is configured on its own.
+  const publishVideo = createFacebookVideoPublisher({
+    network: NETWORK,
+    graph: http,
+    videoHost: createHttpClient(
+      graphBaseUrl(options.videoBaseUrl ?? options.baseUrl, 'https://graph-video.facebook.com', version),
+      options.timeoutMs,
+    ),
+    appId: options.appId,
+    fetchMedia: options.fetchMedia ?? createMediaFetcher(),
+    classify,
+    timeoutMs,
+  });
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
   const postTo = (account: TConnectorAccount, path: string, json: Record<string, unknown>) =>
     http.post(path, { headers: auth(account), json }).json<{ id: string; post_id?: string }>();
 
-  /** Posts to the page: text (Facebook previews links itself), one photo, several photos, or a video. */
+  /** Posts to the page: text (Facebook previews links itself), one photo or several photos. */
   async function pagePost(input: TPublishInput, pageId: string): Promise<string> {
     const { account } = input;
     const page = encodeURIComponent(pageId);
     const images = input.media?.images ?? [];
-    const video = input.media?.video;
-    if (video) {
-      const res = await postTo(account, `${page}/videos`, { file_url: video.url, description: input.text });
-      return res.id;
-    }
     const [first] = images;
     if (images.length === 1 && first) {
       const res = await postTo(account, `${page}/photos`, {
@@ -111,6 +123,8 @@ export function createFacebookConnector(options: TConnectorOptions): TNetworkCon
             meta: { kind: 'comment', parent: parent.remoteId },
           };
         }
+        const video = input.media?.video;
+        if (video) return await publishVideo(input, pageId, video.url);
         const id = await pagePost(input, pageId);
         return { ok: true, remoteId: id, url: `https://www.facebook.com/${id}` };
       } catch (err) {

@@ -20,6 +20,7 @@ export {
   type TOwnMediaSource,
 } from './media-fetch.js';
 export { sniffMedia, type TSniffed } from './media-sniff.js';
+export type { TMetricsOutcome, TMetricsRead, TMetricsRef } from './metrics-reader.js';
 export { checkedIdentities } from './oauth/answers.js';
 export {
   createBlueskySession,

@@ -1,5 +1,7 @@
 import type { Got } from 'got';
+import type { TConnectorAccount, TConnectorOptions } from './connector.js';
 import { createExpiringCache } from './expiring-cache.js';
+import { chosenHostProblem, createHttpClient, sameOrigin, type TStep } from './http-client.js';
 
 /**
  * What one Mastodon server allows, from `GET /api/v2/instance` (`configuration.statuses` and
@@ -108,4 +110,36 @@ export function createInstanceCache(options: TInstanceCacheOptions = {}) {
     entries.set(base, limits);
     return limits;
   };
+}
+
+/** Every account lives on its own instance; its instance URL wins over the configured one. */
+export function mastodonClientFor(
+  account: TConnectorAccount,
+  options: TConnectorOptions,
+  clients: Map<string, Got>,
+  timeoutMs: number,
+): TStep<{ base: string; http: Got }> {
+  const base = account.instanceUrl ?? options.baseUrl;
+  if (!base) {
+    return {
+      ok: false,
+      failure: {
+        kind: 'rejected',
+        message: `The Mastodon account ${account.accountName} has no instance URL. Reconnect it with its instance URL.`,
+      },
+    };
+  }
+  // An instance the account's owner named (anything but the operator's NETWORK_MASTODON_BASE_URL) was
+  // checked at connect time; its name may resolve elsewhere since, so it is checked on every connection.
+  const chosenByUser = !sameOrigin(base, options.baseUrl);
+  if (chosenByUser) {
+    const problem = chosenHostProblem(base, 'Mastodon');
+    if (problem) return { ok: false, failure: problem };
+  }
+  let client = clients.get(base);
+  if (!client) {
+    client = createHttpClient(base, timeoutMs, { chosenByUser });
+    clients.set(base, client);
+  }
+  return { ok: true, value: { base, http: client } };
 }

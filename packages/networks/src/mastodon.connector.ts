@@ -12,14 +12,8 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import {
-  chosenHostProblem,
-  classifyHttpError,
-  createHttpClient,
-  sameOrigin,
-  type TStep,
-} from './http-client.js';
-import { createInstanceCache, type TInstanceCacheOptions } from './mastodon-instance.js';
+import { classifyHttpError } from './http-client.js';
+import { createInstanceCache, mastodonClientFor, type TInstanceCacheOptions } from './mastodon-instance.js';
 import { createMastodonMedia, type TMastodonMediaItem } from './mastodon-media.js';
 import { localMentions, mastodonStatusText } from './mastodon-text.js';
 import { createMediaFetcher } from './media-fetch.js';
@@ -95,32 +89,7 @@ export function createMastodonConnector(
     processingWait: options.processingWait,
   });
 
-  /** Every account lives on its own instance; its instance URL wins over the configured one. */
-  function clientFor(account: TConnectorAccount): TStep<{ base: string; http: Got }> {
-    const base = account.instanceUrl ?? options.baseUrl;
-    if (!base) {
-      return {
-        ok: false,
-        failure: {
-          kind: 'rejected',
-          message: `The ${NETWORK} account ${account.accountName} has no instance URL. Reconnect it with its instance URL.`,
-        },
-      };
-    }
-    // An instance the account's owner named (anything but the operator's NETWORK_MASTODON_BASE_URL) was
-    // checked at connect time; its name may resolve elsewhere since, so it is checked on every connection.
-    const chosenByUser = !sameOrigin(base, options.baseUrl);
-    if (chosenByUser) {
-      const problem = chosenHostProblem(base, NETWORK);
-      if (problem) return { ok: false, failure: problem };
-    }
-    let client = clients.get(base);
-    if (!client) {
-      client = createHttpClient(base, timeoutMs, { chosenByUser });
-      clients.set(base, client);
-    }
-    return { ok: true, value: { base, http: client } };
-  }
+  const clientFor = (account: TConnectorAccount) => mastodonClientFor(account, options, clients, timeoutMs);
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
 
   return {

@@ -1,3 +1,8 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import got, { type Request, RequestError, TimeoutError } from 'got';
 import {
   assertFetchableMediaUrl,
@@ -36,7 +41,24 @@ export interface TFetchedMedia {
   reencoded?: boolean;
 }
 
-export type TFetchMedia = (request: TMediaRequest) => Promise<TStep<TFetchedMedia>>;
+/**
+ * A video written to a temporary file as it downloads, never held whole in memory: for connectors that send
+ * it on in parts (Facebook's resumable upload). `dispose` removes the file; call it once the upload is over.
+ */
+export interface TSpooledMedia {
+  path: string;
+  size: number;
+  type: string;
+  dispose(): Promise<void>;
+}
+
+/**
+ * The fetcher; `toFile` downloads a video to a temporary file under the same policy (address, redirects,
+ * size, type, time). Absent on fetchers that do not offer it (a connector then takes the bytes).
+ */
+export type TFetchMedia = ((request: TMediaRequest) => Promise<TStep<TFetchedMedia>>) & {
+  toFile?: (request: TMediaRequest & { kind: 'video' }) => Promise<TStep<TSpooledMedia>>;
+};
 
 /**
  * This service's own uploaded media (the media library): URLs under its PUBLIC_URL are read from the
@@ -139,6 +161,43 @@ async function readCapped(
   const problem = mediaTypeProblem(kind, declared, sniffMedia(bytes));
   if (problem) throw new MediaRefusal('rejected', problem);
   return bytes;
+}
+
+/** Like `readCapped`, but writes the body to `path` as it arrives (with back-pressure); returns its size. */
+async function spoolCapped(
+  stream: AsyncIterable<Buffer>,
+  path: string,
+  cap: number,
+  declared: string,
+  tooLarge: string,
+): Promise<{ size: number; type: string }> {
+  const out = createWriteStream(path, { mode: 0o600 });
+  const failed = new Promise<never>((_resolve, reject) => out.once('error', reject));
+  failed.catch(() => undefined);
+  let head = Buffer.alloc(0);
+  let total = 0;
+  try {
+    for await (const chunk of stream) {
+      total += chunk.length;
+      if (total > cap) throw new MediaRefusal('rejected', tooLarge);
+      if (head.length < SNIFF_BYTES) {
+        head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+        if (head.length >= SNIFF_BYTES) {
+          const problem = mediaTypeProblem('video', declared, sniffMedia(head));
+          if (problem) throw new MediaRefusal('rejected', problem);
+        }
+      }
+      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+    }
+    await Promise.race([new Promise<void>((resolve) => out.end(resolve)), failed]);
+  } catch (err) {
+    out.destroy();
+    throw err;
+  }
+  const sniffed = sniffMedia(head);
+  const problem = mediaTypeProblem('video', declared, sniffed);
+  if (problem) throw new MediaRefusal('rejected', problem);
+  return { size: total, type: sniffed?.type ?? 'application/octet-stream' };
 }
 
 function refusalOf(err: unknown, timedOut: boolean): MediaRefusal {
@@ -272,11 +331,31 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
   const sourceImageMaxBytes = config.sourceImageMaxBytes ?? DEFAULTS.sourceImageMaxBytes;
   const client = createMediaClient(config);
 
-  async function download(url: string, kind: 'image' | 'video', cap: number, limitText: string) {
+  async function download(
+    url: string,
+    kind: 'image' | 'video',
+    cap: number,
+    limitText: string,
+  ): Promise<Buffer>;
+  async function download(
+    url: string,
+    kind: 'image' | 'video',
+    cap: number,
+    limitText: string,
+    spoolTo: string,
+  ): Promise<{ size: number; type: string }>;
+  async function download(
+    url: string,
+    kind: 'image' | 'video',
+    cap: number,
+    limitText: string,
+    spoolTo?: string,
+  ): Promise<Buffer | { size: number; type: string }> {
     const own = await config.ownMedia?.open(url);
     if (own) {
       if (!own.found) throw new MediaRefusal('rejected', 'the uploaded media item no longer exists');
       try {
+        if (spoolTo) return await spoolCapped(own.stream, spoolTo, cap, '', limitText);
         return await readCapped(own.stream, cap, kind, '', limitText);
       } finally {
         own.stream.destroy();
@@ -302,7 +381,9 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
         stream.destroy();
         throw new MediaRefusal('rejected', limitText);
       }
-      return await readCapped(stream, cap, kind, declaredType(response.headers['content-type']), limitText);
+      const declared = declaredType(response.headers['content-type']);
+      if (spoolTo) return await spoolCapped(stream, spoolTo, cap, declared, limitText);
+      return await readCapped(stream, cap, kind, declared, limitText);
     } catch (err) {
       current?.destroy();
       throw refusalOf(err, timedOut);
@@ -311,7 +392,7 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
     }
   }
 
-  return async ({ url, kind, network, maxBytes, accept }) => {
+  const fetchMedia: TFetchMedia = async ({ url, kind, network, maxBytes, accept }) => {
     const fail = (refusal: MediaRefusal) => ({
       ok: false as const,
       failure: {
@@ -351,4 +432,34 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
       },
     };
   };
+
+  fetchMedia.toFile = async ({ url, network, maxBytes, accept }) => {
+    const dir = await mkdtemp(join(tmpdir(), 'sps-media-'));
+    const dispose = () => rm(dir, { recursive: true, force: true });
+    const path = join(dir, 'video');
+    try {
+      const { size, type } = await download(
+        url,
+        'video',
+        maxBytes,
+        `the file is larger than ${network} accepts for a video (${maxBytes} bytes)`,
+        path,
+      );
+      if (accept && !accept.includes(type)) {
+        throw new MediaRefusal('rejected', `the file is a ${type} video, a type ${network} does not take`);
+      }
+      return { ok: true, value: { path, size, type, dispose } };
+    } catch (err) {
+      await dispose();
+      const refusal = refusalOf(err, false);
+      return {
+        ok: false,
+        failure: {
+          kind: refusal.kind,
+          message: `Could not use the video ${shown(url)} for ${network}: ${refusal.reason}.${refusal.kind === 'rejected' ? ' Fix the media URL or file and retry.' : ''}`,
+        },
+      };
+    }
+  };
+  return fetchMedia;
 }

@@ -104,21 +104,6 @@ describe('Facebook connector', () => {
     ]);
   });
 
-  it('posts a video by URL (Facebook fetches it)', async () => {
-    const outcome = await connector.publish(
-      input('clip', { media: { images: [], video: { url: 'https://cdn.example/v.mp4' } } }),
-    );
-    if (!outcome.ok) throw new Error(outcome.failure.message);
-    expect(running.sim.requests[0]?.path).toBe('/facebook/v25.0/1122334455/videos');
-    expect(running.sim.requests[0]?.body).toEqual({
-      file_url: 'https://cdn.example/v.mp4',
-      description: 'clip',
-    });
-    expect(running.sim.getPost('facebook', outcome.remoteId)?.media).toEqual({
-      video: 'https://cdn.example/v.mp4',
-    });
-  });
-
   it('refuses an expired Graph API version (code 2635) as rejected, not retried', async () => {
     const outdated = createFacebookConnector({ baseUrl: running.baseUrls.facebook, apiVersion: 'v20.0' });
     const outcome = await outdated.publish(input('old'));

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isForbiddenAddress } from '@sps/core';
 import sharp from 'sharp';
@@ -337,5 +340,47 @@ describe('createMediaFetcher: images over the network limit', () => {
   it('converts an image of a type the network does not take (accept) to JPEG', async () => {
     const outcome = await fetchMedia({ ...image(`${base}/ok.png`), accept: ['image/jpeg'] });
     expect(outcome.ok && outcome.value.type).toBe('image/jpeg');
+  });
+});
+
+describe('createMediaFetcher: toFile (videos spooled to disk)', () => {
+  const fetchMedia = createMediaFetcher({ forbiddenAddress: onlyTestHost, videoTimeoutMs: 20_000 });
+  const toFile = fetchMedia.toFile;
+  if (!toFile) throw new Error('the shared fetcher offers toFile');
+
+  it('writes the exact bytes to a private temporary file that dispose removes', async () => {
+    const outcome = await toFile({ ...video(`${base}/clip.mp4`), kind: 'video' });
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const { path, size, type, dispose } = outcome.value;
+    expect(type).toBe('video/mp4');
+    expect(size).toBe(MP4.length);
+    expect(readFileSync(path).equals(MP4)).toBe(true);
+    expect(statSync(path).mode & 0o077).toBe(0);
+    await dispose();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('stops past the cap, refuses other types and the policy as the in-memory fetch does, leaving no file', async () => {
+    // A temporary directory of its own (os.tmpdir() reads TMPDIR), so other processes' files do not count.
+    const saved = process.env.TMPDIR;
+    const own = mkdtempSync(join(tmpdir(), 'fetch-test-'));
+    process.env.TMPDIR = own;
+    try {
+      const large = await toFile({ ...video(`${base}/endless.mp4`, 300_000), kind: 'video' });
+      expect(large.ok ? null : large.failure).toMatchObject({
+        kind: 'rejected',
+        message: expect.stringContaining('larger than X accepts for a video'),
+      });
+      const image = await toFile({ ...video(`${base}/ok.png`), kind: 'video' });
+      expect(image.ok ? null : image.failure.kind).toBe('rejected');
+      const type = await toFile({ ...video(`${base}/clip.mp4`), kind: 'video', accept: ['video/quicktime'] });
+      expect(type.ok ? null : type.failure.message).toContain('a type X does not take');
+      const loopback = await toFile({ ...video(`http://127.0.0.1:${port}/clip.mp4`), kind: 'video' });
+      expect(loopback.ok ? null : loopback.failure.kind).toBe('rejected');
+    } finally {
+      process.env.TMPDIR = saved;
+    }
+    expect(readdirSync(own)).toEqual([]);
+    rmSync(own, { recursive: true });
   });
 });

@@ -23,6 +23,9 @@ export {
 export {
   createQueues,
   enqueueDeleteRemote,
+  enqueueMetricsCollect,
+  enqueueMetricsCollects,
+  enqueueMetricsRefresh,
   enqueuePublish,
   enqueueQueuePlan,
   enqueueQueueSlot,

@@ -132,6 +132,35 @@ export const JOBS = {
       removeOnFail: keepFailed,
     },
   },
+  /**
+   * Reads the figures of one connected account's published posts whose collection is due (reconciler, from
+   * PostgreSQL), batched as the network allows. The earliest due time is part of the id: once collected,
+   * the next due time makes a new job, and re-enqueueing the same one is harmless.
+   */
+  metricsCollect: {
+    queue: 'metrics',
+    payload: z.object({ socialAccountId: ZUuid, dueAt: z.int() }).strict(),
+    jobId: (p: { socialAccountId: string; dueAt: number }) => `metrics-${p.socialAccountId}-${p.dueAt}`,
+    options: {
+      attempts: 4,
+      // The worker's strategy: the network's retry-after on a rate limit, else 30 s doubling.
+      backoff: { type: 'custom' },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+  },
+  /** `POST /v1/posts/{id}/metrics/refresh`: reads one post's figures now (the request time is in the id). */
+  metricsRefresh: {
+    queue: 'metrics',
+    payload: z.object({ postId: ZUuid, at: z.int() }).strict(),
+    jobId: (p: { postId: string; at: number }) => `metrics-refresh-${p.postId}-${p.at}`,
+    options: {
+      attempts: 3,
+      backoff: { type: 'custom' },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+  },
 } as const;
 
 const DELIVERY_JOB_ID = /^delivery-[0-9a-f-]{36}-([0-9a-f-]{36})$/i;
@@ -144,7 +173,8 @@ export function webhookOfDeliveryJob(jobId: string | undefined): string | undefi
 export type TJobName = keyof typeof JOBS;
 export type TPayload<N extends TJobName> = z.output<(typeof JOBS)[N]['payload']>;
 
-export const QUEUE_NAMES = ['publish', 'schedule', 'queue-slot', 'webhook-delivery'] as const;
+/** `metrics` is its own queue with its own workers, so reading figures never takes a publishing slot. */
+export const QUEUE_NAMES = ['publish', 'schedule', 'queue-slot', 'webhook-delivery', 'metrics'] as const;
 export type TQueueName = (typeof QUEUE_NAMES)[number];
 
 /** Checks a payload at dequeue; a malformed one is a permanent failure, never retried. */

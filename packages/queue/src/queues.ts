@@ -167,3 +167,38 @@ export function enqueueWebhookDeliveries(
     })),
   );
 }
+
+/** A metrics collection of one connected account whose earliest due post is due at `dueAt` (at once). */
+export function enqueueMetricsCollect(queues: TQueues, socialAccountId: string, dueAt: Date) {
+  const payload = JOBS.metricsCollect.payload.parse({ socialAccountId, dueAt: dueAt.getTime() });
+  return queues.metrics.add('metrics-collect', payload, {
+    ...JOBS.metricsCollect.options,
+    jobId: JOBS.metricsCollect.jobId(payload),
+  });
+}
+
+/** Many collections in one Redis round trip (the reconciler); existing ids are ignored. */
+export function enqueueMetricsCollects(queues: TQueues, due: { socialAccountId: string; dueAt: Date }[]) {
+  return queues.metrics.addBulk(
+    due.map((d) => {
+      const payload = JOBS.metricsCollect.payload.parse({
+        socialAccountId: d.socialAccountId,
+        dueAt: d.dueAt.getTime(),
+      });
+      return {
+        name: 'metrics-collect',
+        data: payload,
+        opts: { ...JOBS.metricsCollect.options, jobId: JOBS.metricsCollect.jobId(payload) },
+      };
+    }),
+  );
+}
+
+/** A refresh of one post's figures requested at `at`. */
+export function enqueueMetricsRefresh(queues: TQueues, postId: string, at = Date.now()) {
+  const payload = JOBS.metricsRefresh.payload.parse({ postId, at });
+  return queues.metrics.add('metrics-refresh', payload, {
+    ...JOBS.metricsRefresh.options,
+    jobId: JOBS.metricsRefresh.jobId(payload),
+  });
+}

@@ -12,6 +12,7 @@ import type { TIdempotent } from '../http/idempotency.js';
 import { jsonBody } from '../http/json-body.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TConnectService } from '../services/connect-service.js';
+import type { TMetricsService } from '../services/metrics-service.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
 import type { TWebhookService } from '../services/webhook-service.js';
@@ -19,6 +20,7 @@ import { registerAccountTools } from './account-tools.js';
 import { countUnreadableBodies, limitPerMessage } from './call-limits.js';
 import { registerConnectTools } from './connect-tools.js';
 import { registerMediaTools, type TMediaToolDeps } from './media-tools.js';
+import { registerMetricsTools } from './metrics-tools.js';
 import { registerPostTools } from './post-tools.js';
 import { toolError } from './tool-result.js';
 import { registerWebhookTools } from './webhook-tools.js';
@@ -28,6 +30,7 @@ export interface TMcpDeps {
   posts: TPostService;
   publishing: TPublishService;
   accounts: TAccountService;
+  engagement: TMetricsService;
   settings: TSettingsRepository;
   webhooks: TWebhookService;
   connect: TConnectService;
@@ -98,6 +101,7 @@ export function mcpRouter(deps: TMcpDeps): Router {
       posts: deps.posts,
     });
     registerWebhookTools(server, { auth, webhooks: deps.webhooks, idempotent: deps.idempotent });
+    registerMetricsTools(server, { auth, engagement: deps.engagement });
     registerConnectTools(server, { auth, connect: deps.connect });
     registerMediaTools(server, {
       auth,

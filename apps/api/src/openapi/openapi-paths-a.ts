@@ -1,4 +1,4 @@
-import { ZDeleteFromPlatforms, ZListQueryA } from '@sps/core';
+import { ZAnalyticsQuery, ZDeleteFromPlatforms, ZListQueryA } from '@sps/core';
 import { z } from 'zod';
 import type { TOperationSpec } from './openapi-operation.js';
 
@@ -113,5 +113,34 @@ export const OPERATIONS_A: readonly TOperationSpec[] = [
     body: 'QueueSettingsInput',
     success: { status: 200, description: 'The settings now in force.', schema: 'QueueSettings' },
     errors: [400, 401, 413, 429, 500],
+  },
+  {
+    method: 'get',
+    path: '/api/posts/{id}/metrics',
+    operationId: 'getPostMetricsA',
+    summary: 'A published post’s latest engagement figures on each network',
+    description: 'As GET /v1/posts/{id}/metrics, with `collectedAt`.',
+    pathParams: { id: POST_ID },
+    success: { status: 200, description: 'The figures per network.', schema: 'PostMetricsA' },
+    errors: [401, 404, 429, 500],
+  },
+  {
+    method: 'post',
+    path: '/api/posts/{id}/metrics/refresh',
+    operationId: 'refreshPostMetricsA',
+    summary: 'Collect a published post’s figures now (rate limited per account)',
+    description: '400 when the post is not published on any network; 429 past `METRICS_REFRESH_PER_HOUR`.',
+    pathParams: { id: POST_ID },
+    success: { status: 202, description: 'The collection is queued.', schema: 'MetricsRefreshA' },
+    errors: [400, 401, 404, 429, 500],
+  },
+  {
+    method: 'get',
+    path: '/api/analytics',
+    operationId: 'getAnalyticsA',
+    summary: 'Totals, per network and per day over the account’s posts published in a range',
+    query: ZAnalyticsQuery,
+    success: { status: 200, description: 'Totals and one row per day.', schema: 'AnalyticsA' },
+    errors: [400, 401, 429, 500],
   },
 ];

@@ -1,4 +1,4 @@
-import { ZDeliveryPage, ZListQueryB } from '@sps/core';
+import { ZAnalyticsQuery, ZDeliveryPage, ZListQueryB } from '@sps/core';
 import type { TOperationSpec } from './openapi-operation.js';
 
 // Variant B (`/v1`, snake_case): the routes of variant-b/posts.route.ts, accounts.route.ts, webhooks.route.ts.
@@ -67,6 +67,37 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     success: { status: 200, description: 'The post, now publishing.', schema: 'PostB' },
     errors: [401, 404, 409, 422, 429, 500],
     idempotent: true,
+  },
+  {
+    method: 'get',
+    path: '/v1/posts/{id}/metrics',
+    operationId: 'getPostMetricsB',
+    summary: 'A published post’s latest engagement figures on each network',
+    description:
+      'Collected after publishing at `METRICS_COLLECT_AFTER` (default 1h, 6h, 24h, 3d, 7d, 30d) and on refresh. A figure the network does not report is null; a network that could not be read (missing permission, post gone, Telegram) has `error` instead.',
+    pathParams: { id: POST_ID },
+    success: { status: 200, description: 'The figures per network.', schema: 'PostMetricsB' },
+    errors: [401, 404, 429, 500],
+  },
+  {
+    method: 'post',
+    path: '/v1/posts/{id}/metrics/refresh',
+    operationId: 'refreshPostMetricsB',
+    summary: 'Collect a published post’s figures now (rate limited per account)',
+    description:
+      'Queues a collection; read GET /v1/posts/{id}/metrics a little later. `METRICS_REFRESH_PER_HOUR` per account (default 30). 409 when the post is not published on any network.',
+    pathParams: { id: POST_ID },
+    success: { status: 202, description: 'The collection is queued.', schema: 'MetricsRefreshB' },
+    errors: [401, 404, 409, 429, 500],
+  },
+  {
+    method: 'get',
+    path: '/v1/analytics',
+    operationId: 'getAnalyticsB',
+    summary: 'Totals, per network and per day over the account’s posts published in a range',
+    query: ZAnalyticsQuery,
+    success: { status: 200, description: 'Totals and one row per day.', schema: 'AnalyticsB' },
+    errors: [400, 401, 429, 500],
   },
   {
     method: 'get',

@@ -8,10 +8,12 @@ import { undecodableParam } from '../http/path-params.js';
 import type { TRateLimits } from '../http/rate-limit.js';
 import type { TMediaService } from '../media/media-service.js';
 import type { TAccountService } from '../services/account-service.js';
+import type { TMetricsService } from '../services/metrics-service.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
 import { accountsRouterA } from './accounts.route.js';
 import { mediaRouterA } from './media.route.js';
+import { metricsRouterA } from './metrics.route.js';
 import { postsRouterA } from './posts.route.js';
 
 export interface TVariantADeps {
@@ -19,6 +21,7 @@ export interface TVariantADeps {
   posts: TPostService;
   publishing: TPublishService;
   accounts: TAccountService;
+  engagement: TMetricsService;
   media: TMediaService;
   publicUrl: string;
   logger: Logger;
@@ -45,6 +48,7 @@ export function variantARouter(deps: TVariantADeps): Router {
   router.use(jsonBody(deps.bodyLimit));
   // After parsing: whether create/update publishes depends on `published` in the body.
   router.use(deps.rateLimits.publishA);
+  router.use(metricsRouterA(deps.engagement));
   router.use(postsRouterA(deps.posts, deps.publishing, deps.idempotent));
   router.use(accountsRouterA(deps.accounts));
   router.use(mediaRouterA(deps.media, deps.publicUrl, deps.idempotent));

@@ -10,12 +10,14 @@ import type { TRateLimits } from '../http/rate-limit.js';
 import type { TMediaService } from '../media/media-service.js';
 import type { TAccountService } from '../services/account-service.js';
 import type { TConnectService } from '../services/connect-service.js';
+import type { TMetricsService } from '../services/metrics-service.js';
 import type { TPostService } from '../services/post-service.js';
 import type { TPublishService } from '../services/publish-service.js';
 import type { TWebhookService } from '../services/webhook-service.js';
 import { accountsRouterB } from './accounts.route.js';
 import { connectRouterB } from './connect.route.js';
 import { mediaRouterB } from './media.route.js';
+import { metricsRouterB } from './metrics.route.js';
 import { postsRouterB } from './posts.route.js';
 import { webhooksRouterB } from './webhooks.route.js';
 
@@ -24,6 +26,7 @@ export interface TVariantBDeps {
   posts: TPostService;
   publishing: TPublishService;
   accounts: TAccountService;
+  engagement: TMetricsService;
   settings: TSettingsRepository;
   webhooks: TWebhookService;
   connect: TConnectService;
@@ -51,6 +54,7 @@ export function variantBRouter(deps: TVariantBDeps): Router {
   // Per key, before the body is read and before any route: a refused request has no side effect.
   router.use(deps.rateLimits.perKeyB);
   router.use(jsonBody(deps.bodyLimit));
+  router.use(metricsRouterB(deps.engagement));
   router.use(postsRouterB(deps.posts, deps.publishing, deps.idempotent));
   router.use(accountsRouterB(deps.accounts, deps.settings));
   router.use(connectRouterB(deps.connect));

@@ -178,6 +178,8 @@ export const oauthStoreOf = perSim(() => new OAuthSimStore());
 export function bearerOf(req: Request): string | null {
   const header = req.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice(7);
+  // Meta's Graph takes `Authorization: OAuth <token>` as well (the Resumable Upload API's form).
+  if (header?.startsWith('OAuth ')) return header.slice(6);
   if (typeof req.query.access_token === 'string') return req.query.access_token;
   return null;
 }

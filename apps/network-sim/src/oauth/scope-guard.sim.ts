@@ -178,9 +178,20 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
     { method: 'GET', path: re(`${V}/me/permissions`), needs: [] },
     {
       method: 'POST',
-      path: re(`${V}/${ID}/(feed|photos|videos)`),
+      path: re(`${V}/${ID}/(feed|photos)`),
       needs: ['pages_manage_posts', 'pages_read_engagement'],
     },
+    // Publishing a video: pages_show_list, pages_read_engagement, pages_manage_posts
+    // (https://developers.facebook.com/docs/video-api/guides/publishing, "Requirements").
+    {
+      method: 'POST',
+      path: re(`${V}/${ID}/videos`),
+      needs: ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'],
+    },
+    // The Resumable Upload API asks a user access token and names no permission
+    // (https://developers.facebook.com/docs/graph-api/guides/upload).
+    { method: 'POST', path: re(`${V}/${ID}/uploads`), needs: [] },
+    { method: '*', path: re(`${V}/upload:${ID}`), needs: [] },
     {
       method: 'POST',
       path: re(`${V}/${ID}/comments`),

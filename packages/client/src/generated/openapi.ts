@@ -134,6 +134,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/posts/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A published post’s latest engagement figures on each network
+         * @description As GET /v1/posts/{id}/metrics, with `collectedAt`.
+         */
+        get: operations["getPostMetricsA"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/posts/{id}/metrics/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Collect a published post’s figures now (rate limited per account)
+         * @description 400 when the post is not published on any network; 429 past `METRICS_REFRESH_PER_HOUR`.
+         */
+        post: operations["refreshPostMetricsA"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Totals, per network and per day over the account’s posts published in a range */
+        get: operations["getAnalyticsA"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/posts": {
         parameters: {
             query?: never;
@@ -188,6 +245,63 @@ export interface paths {
         put?: never;
         /** Publish a draft or scheduled post; answers at once with status publishing */
         post: operations["publishPostB"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A published post’s latest engagement figures on each network
+         * @description Collected after publishing at `METRICS_COLLECT_AFTER` (default 1h, 6h, 24h, 3d, 7d, 30d) and on refresh. A figure the network does not report is null; a network that could not be read (missing permission, post gone, Telegram) has `error` instead.
+         */
+        get: operations["getPostMetricsB"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/metrics/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Collect a published post’s figures now (rate limited per account)
+         * @description Queues a collection; read GET /v1/posts/{id}/metrics a little later. `METRICS_REFRESH_PER_HOUR` per account (default 30). 409 when the post is not published on any network.
+         */
+        post: operations["refreshPostMetricsB"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Totals, per network and per day over the account’s posts published in a range */
+        get: operations["getAnalyticsB"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -918,6 +1032,217 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        PostMetricsA: {
+            success: boolean;
+            postId: string;
+            platforms: {
+                [key: string]: {
+                    collectedAt: string | null;
+                    /** @description impressions; null where the network does not report it. */
+                    impressions: number | null;
+                    /** @description views; null where the network does not report it. */
+                    views: number | null;
+                    /** @description likes; null where the network does not report it. */
+                    likes: number | null;
+                    /** @description reposts; null where the network does not report it. */
+                    reposts: number | null;
+                    /** @description replies; null where the network does not report it. */
+                    replies: number | null;
+                    /** @description quotes; null where the network does not report it. */
+                    quotes: number | null;
+                    /** @description bookmarks; null where the network does not report it. */
+                    bookmarks: number | null;
+                    /** @description clicks; null where the network does not report it. */
+                    clicks: number | null;
+                } | {
+                    /** @description Why this network could not be read, and what to do. */
+                    error: string;
+                };
+            };
+        };
+        PostMetricsB: {
+            post_id: string;
+            /** @description Each network the post was published to: its latest figures, or `error`. */
+            platforms: {
+                [key: string]: {
+                    /** @description When the figures were read; null until the first collection. */
+                    collected_at: string | null;
+                    /** @description impressions; null where the network does not report it. */
+                    impressions: number | null;
+                    /** @description views; null where the network does not report it. */
+                    views: number | null;
+                    /** @description likes; null where the network does not report it. */
+                    likes: number | null;
+                    /** @description reposts; null where the network does not report it. */
+                    reposts: number | null;
+                    /** @description replies; null where the network does not report it. */
+                    replies: number | null;
+                    /** @description quotes; null where the network does not report it. */
+                    quotes: number | null;
+                    /** @description bookmarks; null where the network does not report it. */
+                    bookmarks: number | null;
+                    /** @description clicks; null where the network does not report it. */
+                    clicks: number | null;
+                } | {
+                    /** @description Why this network could not be read, and what to do. */
+                    error: string;
+                };
+            };
+        };
+        MetricsRefreshA: {
+            success: boolean;
+            postId: string;
+            /** @constant */
+            status: "collecting";
+        };
+        MetricsRefreshB: {
+            post_id: string;
+            /** @constant */
+            status: "collecting";
+        };
+        AnalyticsA: {
+            success: boolean;
+            /** @description First day (UTC), inclusive. */
+            from: string;
+            /** @description Last day (UTC), inclusive. */
+            to: string;
+            platform: ("twitter" | "threads" | "bluesky" | "linkedin" | "mastodon" | "instagram" | "facebook" | "tiktok" | "youtube" | "discord" | "slack" | "telegram") | null;
+            totals: {
+                /** @description Posts published (a post on several networks counts once). */
+                posts: number;
+                /** @description impressions; null where the network does not report it. */
+                impressions: number | null;
+                /** @description views; null where the network does not report it. */
+                views: number | null;
+                /** @description likes; null where the network does not report it. */
+                likes: number | null;
+                /** @description reposts; null where the network does not report it. */
+                reposts: number | null;
+                /** @description replies; null where the network does not report it. */
+                replies: number | null;
+                /** @description quotes; null where the network does not report it. */
+                quotes: number | null;
+                /** @description bookmarks; null where the network does not report it. */
+                bookmarks: number | null;
+                /** @description clicks; null where the network does not report it. */
+                clicks: number | null;
+            };
+            platforms: {
+                [key: string]: {
+                    /** @description Posts published (a post on several networks counts once). */
+                    posts: number;
+                    /** @description impressions; null where the network does not report it. */
+                    impressions: number | null;
+                    /** @description views; null where the network does not report it. */
+                    views: number | null;
+                    /** @description likes; null where the network does not report it. */
+                    likes: number | null;
+                    /** @description reposts; null where the network does not report it. */
+                    reposts: number | null;
+                    /** @description replies; null where the network does not report it. */
+                    replies: number | null;
+                    /** @description quotes; null where the network does not report it. */
+                    quotes: number | null;
+                    /** @description bookmarks; null where the network does not report it. */
+                    bookmarks: number | null;
+                    /** @description clicks; null where the network does not report it. */
+                    clicks: number | null;
+                };
+            };
+            /** @description One row per day of the range, in order; figures are the latest of the posts published that day. */
+            days: {
+                date: string;
+                /** @description Posts published (a post on several networks counts once). */
+                posts: number;
+                /** @description impressions; null where the network does not report it. */
+                impressions: number | null;
+                /** @description views; null where the network does not report it. */
+                views: number | null;
+                /** @description likes; null where the network does not report it. */
+                likes: number | null;
+                /** @description reposts; null where the network does not report it. */
+                reposts: number | null;
+                /** @description replies; null where the network does not report it. */
+                replies: number | null;
+                /** @description quotes; null where the network does not report it. */
+                quotes: number | null;
+                /** @description bookmarks; null where the network does not report it. */
+                bookmarks: number | null;
+                /** @description clicks; null where the network does not report it. */
+                clicks: number | null;
+            }[];
+        };
+        AnalyticsB: {
+            /** @description First day (UTC), inclusive. */
+            from: string;
+            /** @description Last day (UTC), inclusive. */
+            to: string;
+            platform: ("twitter" | "threads" | "bluesky" | "linkedin" | "mastodon" | "instagram" | "facebook" | "tiktok" | "youtube" | "discord" | "slack" | "telegram") | null;
+            totals: {
+                /** @description Posts published (a post on several networks counts once). */
+                posts: number;
+                /** @description impressions; null where the network does not report it. */
+                impressions: number | null;
+                /** @description views; null where the network does not report it. */
+                views: number | null;
+                /** @description likes; null where the network does not report it. */
+                likes: number | null;
+                /** @description reposts; null where the network does not report it. */
+                reposts: number | null;
+                /** @description replies; null where the network does not report it. */
+                replies: number | null;
+                /** @description quotes; null where the network does not report it. */
+                quotes: number | null;
+                /** @description bookmarks; null where the network does not report it. */
+                bookmarks: number | null;
+                /** @description clicks; null where the network does not report it. */
+                clicks: number | null;
+            };
+            platforms: {
+                [key: string]: {
+                    /** @description Posts published (a post on several networks counts once). */
+                    posts: number;
+                    /** @description impressions; null where the network does not report it. */
+                    impressions: number | null;
+                    /** @description views; null where the network does not report it. */
+                    views: number | null;
+                    /** @description likes; null where the network does not report it. */
+                    likes: number | null;
+                    /** @description reposts; null where the network does not report it. */
+                    reposts: number | null;
+                    /** @description replies; null where the network does not report it. */
+                    replies: number | null;
+                    /** @description quotes; null where the network does not report it. */
+                    quotes: number | null;
+                    /** @description bookmarks; null where the network does not report it. */
+                    bookmarks: number | null;
+                    /** @description clicks; null where the network does not report it. */
+                    clicks: number | null;
+                };
+            };
+            /** @description One row per day of the range, in order; figures are the latest of the posts published that day. */
+            days: {
+                date: string;
+                /** @description Posts published (a post on several networks counts once). */
+                posts: number;
+                /** @description impressions; null where the network does not report it. */
+                impressions: number | null;
+                /** @description views; null where the network does not report it. */
+                views: number | null;
+                /** @description likes; null where the network does not report it. */
+                likes: number | null;
+                /** @description reposts; null where the network does not report it. */
+                reposts: number | null;
+                /** @description replies; null where the network does not report it. */
+                replies: number | null;
+                /** @description quotes; null where the network does not report it. */
+                quotes: number | null;
+                /** @description bookmarks; null where the network does not report it. */
+                bookmarks: number | null;
+                /** @description clicks; null where the network does not report it. */
+                clicks: number | null;
+            }[];
+        };
         MediaB: {
             /** @description The item id (a UUID). */
             id: string;
@@ -1630,6 +1955,95 @@ export interface operations {
             503: components["responses"]["ErrorA503"];
         };
     };
+    getPostMetricsA: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A post id from create or list. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures per network. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostMetricsA"];
+                };
+            };
+            401: components["responses"]["ErrorA401"];
+            404: components["responses"]["ErrorA404"];
+            429: components["responses"]["ErrorA429"];
+            500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
+        };
+    };
+    refreshPostMetricsA: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A post id from create or list. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collection is queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricsRefreshA"];
+                };
+            };
+            400: components["responses"]["ErrorA400"];
+            401: components["responses"]["ErrorA401"];
+            404: components["responses"]["ErrorA404"];
+            429: components["responses"]["ErrorA429"];
+            500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
+        };
+    };
+    getAnalyticsA: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (UTC); default 29 days before `to`. */
+                from?: string;
+                /** @description Last day, YYYY-MM-DD (UTC), inclusive; default today. At most 366 days after `from`. */
+                to?: string;
+                /** @description Only this network. */
+                platform?: "twitter" | "threads" | "bluesky" | "linkedin" | "mastodon" | "instagram" | "facebook" | "tiktok" | "youtube" | "discord" | "slack" | "telegram";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Totals and one row per day. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsA"];
+                };
+            };
+            400: components["responses"]["ErrorA400"];
+            401: components["responses"]["ErrorA401"];
+            429: components["responses"]["ErrorA429"];
+            500: components["responses"]["ErrorA500"];
+            503: components["responses"]["ErrorA503"];
+        };
+    };
     listPostsB: {
         parameters: {
             query?: {
@@ -1834,6 +2248,104 @@ export interface operations {
             404: components["responses"]["ErrorB404"];
             409: components["responses"]["ErrorB409"];
             422: components["responses"]["ErrorB422"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
+    getPostMetricsB: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A post id from create or list. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures per network. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostMetricsB"];
+                };
+            };
+            401: components["responses"]["ErrorB401"];
+            404: components["responses"]["ErrorB404"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
+    refreshPostMetricsB: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A post id from create or list. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collection is queued. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricsRefreshB"];
+                };
+            };
+            401: components["responses"]["ErrorB401"];
+            404: components["responses"]["ErrorB404"];
+            409: components["responses"]["ErrorB409"];
+            429: components["responses"]["ErrorB429"];
+            500: components["responses"]["ErrorB500"];
+            503: components["responses"]["ErrorB503"];
+        };
+    };
+    getAnalyticsB: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (UTC); default 29 days before `to`. */
+                from?: string;
+                /** @description Last day, YYYY-MM-DD (UTC), inclusive; default today. At most 366 days after `from`. */
+                to?: string;
+                /** @description Only this network. */
+                platform?: "twitter" | "threads" | "bluesky" | "linkedin" | "mastodon" | "instagram" | "facebook" | "tiktok" | "youtube" | "discord" | "slack" | "telegram";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Totals and one row per day. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsB"];
+                };
+            };
+            400: components["responses"]["ErrorB400"];
+            401: components["responses"]["ErrorB401"];
             429: components["responses"]["ErrorB429"];
             500: components["responses"]["ErrorB500"];
             503: components["responses"]["ErrorB503"];

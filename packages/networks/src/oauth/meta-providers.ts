@@ -157,7 +157,8 @@ export const instagramOAuth: TOAuthProvider = {
 /**
  * Facebook Login for a Page: code → user token (GET /oauth/access_token), `fb_exchange_token` for a
  * long-lived user token, then the Pages the person granted (GET /me/accounts) with their Page tokens,
- * which do not expire when obtained from a long-lived user token. Each chosen Page is one account.
+ * which do not expire when obtained from a long-lived user token. Each chosen Page is one account; the
+ * long-lived user token (60 days) is kept with it for video uploads (facebook-video.ts).
  * https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  * https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived
  * https://developers.facebook.com/docs/pages-api/getting-started
@@ -231,7 +232,16 @@ export const facebookOAuth: TOAuthProvider = {
     return chosen.map((page) => ({
       externalId: answerField(page.id, 'page id'),
       accountName: answerField(page.name, 'page name'),
-      credentials: { token: answerField(page.access_token, 'page token') },
+      // The long-lived user token is kept sealed next to the Page token: Meta's Resumable Upload API,
+      // which Page videos are uploaded with, takes a user token (https://developers.facebook.com/docs/graph-api/guides/upload).
+      credentials: {
+        token: answerField(page.access_token, 'page token'),
+        extra: {
+          userToken: long.accessToken,
+          // About 60 days; Meta has no grant that renews it without the person: a reconnect does.
+          ...(long.expiresAt ? { userTokenExpiresAt: long.expiresAt.toISOString() } : {}),
+        },
+      },
       tokenExpiresAt: null,
       permissions: scopes,
     }));

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { METRIC_FIELDS } from './metrics-model.js';
+import { PLATFORMS } from './platforms.js';
+
+// The response schemas of the engagement routes (the OpenAPI document is built from them).
+
+const figure = (what: string) =>
+  z
+    .int()
+    .min(0)
+    .nullable()
+    .meta({ description: `${what}; null where the network does not report it.` });
+
+const figureShape = Object.fromEntries(METRIC_FIELDS.map((f) => [f, figure(f)])) as Record<
+  (typeof METRIC_FIELDS)[number],
+  ReturnType<typeof figure>
+>;
+
+const ZUnreadable = z.object({
+  error: z.string().meta({ description: 'Why this network could not be read, and what to do.' }),
+});
+
+const ZPlatformKey = z.enum(PLATFORMS);
+
+export const ZPostMetricsB = z.object({
+  post_id: z.string(),
+  platforms: z
+    .partialRecord(
+      ZPlatformKey,
+      z.union([
+        z.object({
+          collected_at: z.iso
+            .datetime()
+            .nullable()
+            .meta({ description: 'When the figures were read; null until the first collection.' }),
+          ...figureShape,
+        }),
+        ZUnreadable,
+      ]),
+    )
+    .meta({ description: 'Each network the post was published to: its latest figures, or `error`.' }),
+});
+
+export const ZPostMetricsA = z.object({
+  success: z.boolean(),
+  postId: z.string(),
+  platforms: z.partialRecord(
+    ZPlatformKey,
+    z.union([z.object({ collectedAt: z.iso.datetime().nullable(), ...figureShape }), ZUnreadable]),
+  ),
+});
+
+const ZPosts = z
+  .int()
+  .min(0)
+  .meta({ description: 'Posts published (a post on several networks counts once).' });
+
+const ZAnalyticsBody = {
+  from: z.string().meta({ description: 'First day (UTC), inclusive.' }),
+  to: z.string().meta({ description: 'Last day (UTC), inclusive.' }),
+  platform: ZPlatformKey.nullable(),
+  totals: z.object({ posts: ZPosts, ...figureShape }),
+  platforms: z.partialRecord(ZPlatformKey, z.object({ posts: ZPosts, ...figureShape })),
+  days: z.array(z.object({ date: z.string(), posts: ZPosts, ...figureShape })).meta({
+    description:
+      'One row per day of the range, in order; figures are the latest of the posts published that day.',
+  }),
+};
+
+export const ZAnalyticsB = z.object(ZAnalyticsBody);
+export const ZAnalyticsA = z.object({ success: z.boolean(), ...ZAnalyticsBody });
+
+export const ZMetricsRefreshB = z.object({ post_id: z.string(), status: z.literal('collecting') });
+export const ZMetricsRefreshA = z.object({
+  success: z.boolean(),
+  postId: z.string(),
+  status: z.literal('collecting'),
+});
