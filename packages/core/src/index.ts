@@ -10,6 +10,7 @@ export * from './idempotency.js';
 export * from './media-env.js';
 export * from './media-library.js';
 export * from './media-rules.js';
+export * from './media-sniff.js';
 export * from './metrics-model.js';
 export * from './metrics-view.js';
 export * from './mp4-duration.js';

@@ -19,7 +19,6 @@ export {
   type TOpenedMedia,
   type TOwnMediaSource,
 } from './media-fetch.js';
-export { sniffMedia, type TSniffed } from './media-sniff.js';
 export type { TMetricsOutcome, TMetricsRead, TMetricsRef } from './metrics-reader.js';
 export { checkedIdentities } from './oauth/answers.js';
 export {

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { declaredType, mediaTypeProblem, SNIFF_BYTES, sniffMedia } from '@sps/core';
 import got, { type Request, RequestError, TimeoutError } from 'got';
 import {
   assertFetchableMediaUrl,
@@ -13,7 +14,6 @@ import {
 import type { TFailureKind } from './connector.js';
 import type { TStep } from './http-client.js';
 import { fitImage } from './image-fit.js';
-import { declaredType, mediaTypeProblem, SNIFF_BYTES, sniffMedia } from './media-sniff.js';
 
 /** One media item a connector needs as bytes (networks that take uploads rather than URLs). */
 export interface TMediaRequest {

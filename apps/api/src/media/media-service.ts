@@ -5,11 +5,11 @@ import {
   AppError,
   mediaLimitsOf,
   mediaStorageKey,
+  sniffMedia,
   type TMediaPage,
   type TMediaRecord,
 } from '@sps/core';
 import type { TMediaRepository } from '@sps/db';
-import { sniffMedia } from '@sps/networks';
 import type { TStorage } from '@sps/storage';
 import { imageSize, mp4Header } from './media-probe.js';
 
