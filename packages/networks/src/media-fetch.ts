@@ -12,88 +12,17 @@ import {
   type TAddressPolicy,
 } from './address-guard.js';
 import type { TFailureKind } from './connector.js';
-import type { TStep } from './http-client.js';
 import { fitImage } from './image-fit.js';
+import type { TFetchMedia, TMediaFetchConfig } from './media-fetch-types.js';
 
-/** One media item a connector needs as bytes (networks that take uploads rather than URLs). */
-export interface TMediaRequest {
-  url: string;
-  kind: 'image' | 'video';
-  /** Network name for messages ("X", "Bluesky"). */
-  network: string;
-  /**
-   * The network's own size limit for this kind. A video is aborted beyond it; an image is downloaded
-   * up to the source cap (`TMediaFetchConfig.sourceImageMaxBytes`) and re-encoded until it fits.
-   */
-  maxBytes: number;
-  /**
-   * MIME types the network takes for this kind (e.g. `['image/jpeg', 'image/png']`); missing means any
-   * image or video type the fetcher recognises. An image of another type is converted to JPEG (or WebP).
-   */
-  accept?: readonly string[];
-}
-
-export interface TFetchedMedia {
-  bytes: Buffer;
-  /** MIME type of the bytes (from their magic numbers, not from the server's Content-Type). */
-  type: string;
-  /** True when the bytes were re-encoded to fit `maxBytes` or `accept` (alt text stays the connector's). */
-  reencoded?: boolean;
-}
-
-/**
- * A video written to a temporary file as it downloads, never held whole in memory: for connectors that send
- * it on in parts (Facebook's resumable upload). `dispose` removes the file; call it once the upload is over.
- */
-export interface TSpooledMedia {
-  path: string;
-  size: number;
-  type: string;
-  dispose(): Promise<void>;
-}
-
-/**
- * The fetcher; `toFile` downloads a video to a temporary file under the same policy (address, redirects,
- * size, type, time). Absent on fetchers that do not offer it (a connector then takes the bytes).
- */
-export type TFetchMedia = ((request: TMediaRequest) => Promise<TStep<TFetchedMedia>>) & {
-  toFile?: (request: TMediaRequest & { kind: 'video' }) => Promise<TStep<TSpooledMedia>>;
-};
-
-/**
- * This service's own uploaded media (the media library): URLs under its PUBLIC_URL are read from the
- * media store directly, never over HTTP from itself (no address policy applies: the bytes are ours).
- */
-export interface TOwnMediaSource {
-  /** A stream of the item's bytes when `url` is one of ours; null when it is any other URL. */
-  open(
-    url: string,
-  ): Promise<{ found: true; stream: AsyncIterable<Buffer> & { destroy(): void } } | { found: false } | null>;
-}
-
-export interface TMediaFetchConfig {
-  /** Where own media URLs are read from (the publisher passes the media store). */
-  ownMedia?: TOwnMediaSource;
-  /** Lets media URLs resolve to loopback or private addresses (`MEDIA_ALLOW_PRIVATE_URLS`, tests only). */
-  allowPrivate?: boolean;
-  /**
-   * Replaces the address policy (true = refuse the address) for every hop; overrides `allowPrivate`.
-   * For deployments with a trusted internal media host, and for tests that need one loopback address
-   * allowed and another refused.
-   */
-  forbiddenAddress?: TAddressPolicy;
-  /** Bound on a whole image download (every redirect hop, headers and body). Default 30 s. */
-  timeoutMs?: number;
-  /** Bound on a whole video download. Default 5 minutes (videos run to hundreds of megabytes). */
-  videoTimeoutMs?: number;
-  /** Redirects followed, each hop checked again. Default 3. */
-  maxRedirects?: number;
-  /**
-   * Images are downloaded up to this many bytes even when the network takes fewer, because sharp can
-   * usually bring a large photo under the network's limit (Bluesky's 1,000,000 bytes). Default 20 MB.
-   */
-  sourceImageMaxBytes?: number;
-}
+export type {
+  TFetchedMedia,
+  TFetchMedia,
+  TMediaFetchConfig,
+  TMediaRequest,
+  TOwnMediaSource,
+  TSpooledMedia,
+} from './media-fetch-types.js';
 
 const DEFAULTS = {
   timeoutMs: 30_000,
