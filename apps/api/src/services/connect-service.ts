@@ -27,8 +27,8 @@ import {
 import { enqueueTokenRefresh, type TQueues } from '@sps/queue';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { originOf } from '../http/origin.js';
 import { createOAuthCalls, notConfigured, type TConnectConfig } from './oauth-calls.js';
+import { redirectAllowlist, withQuery } from './redirect-allowlist.js';
 
 /** How long the user has to finish on the network's page. */
 const STATE_TTL_MS = 10 * 60_000;
@@ -63,12 +63,6 @@ function verifierContext(stateHash: string): string {
   return secretBox.sealContext('oauth_states', stateHash);
 }
 
-function withQuery(uri: string, params: Record<string, string>): string {
-  const url = new URL(uri);
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  return url.toString();
-}
-
 /** Keeps a refresh token (and extras) the network did not send again on reconnect. */
 function mergeCredentials(next: TSocialCredentials, previous: TSocialCredentials | null): TSocialCredentials {
   if (!previous) return next;
@@ -94,10 +88,7 @@ export function createConnectService(deps: {
 }) {
   const { config } = deps;
   const { redirectUriOf, mastodonCall, missingOf, appCall } = createOAuthCalls(config, deps.mastodonApps);
-  const allowedRedirect = (uri: string) => {
-    const origin = originOf(uri);
-    return origin !== null && config.redirectOrigins.includes(origin);
-  };
+  const redirects = redirectAllowlist(config.redirectOrigins);
 
   async function scheduleRefresh(
     platform: TPlatform,
@@ -197,18 +188,7 @@ export function createConnectService(deps: {
         sessionHash?: string | null | undefined;
       },
     ): Promise<{ url: string; state: string; expiresAt: Date }> {
-      // The callback sends the browser (and `account_id` or `error`) here: only to origins the operator named,
-      // or the service would redirect anywhere for anyone holding a key (and a phishing page could pose as it).
-      if (input.redirectUri !== undefined && !allowedRedirect(input.redirectUri)) {
-        throw new AppError('validation_error', 'redirect_uri is not on an allowed origin', {
-          issues: [
-            {
-              field: 'redirect_uri',
-              message: `must be on ${config.redirectOrigins.join(' or ')} (PUBLIC_URL's origin or one in CONNECT_REDIRECT_ORIGINS)`,
-            },
-          ],
-        });
-      }
+      if (input.redirectUri !== undefined) redirects.check(input.redirectUri);
       const provider = oauthProviderOf(input.platform);
       if (!provider) {
         throw new AppError(
@@ -255,12 +235,13 @@ export function createConnectService(deps: {
       }
       const { state, verifier } = newAuthorizationSecrets(provider.pkce);
       const expiresAt = new Date(Date.now() + STATE_TTL_MS);
+      const stateHash = hashState(state);
       await deps.states.create({
-        stateHash: hashState(state),
+        stateHash,
         accountId,
         platform: input.platform,
         verifierEncrypted: verifier
-          ? secretBox.seal(verifier, config.encryptionKey, verifierContext(hashState(state)))
+          ? secretBox.seal(verifier, config.encryptionKey, verifierContext(stateHash))
           : null,
         redirectUri: input.redirectUri ?? null,
         instanceUrl,
@@ -300,7 +281,7 @@ export function createConnectService(deps: {
             };
         // Checked again: a state stored before the allowlist (or before it was narrowed) redirects nowhere.
         const redirect =
-          stored.redirectUri && allowedRedirect(stored.redirectUri) ? stored.redirectUri : null;
+          stored.redirectUri && redirects.allowed(stored.redirectUri) ? stored.redirectUri : null;
         return {
           redirect: redirect ? withQuery(redirect, params) : null,
           accountIds,
