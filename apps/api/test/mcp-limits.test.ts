@@ -1,19 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
+import { mcpClients, type TToolResult } from './mcp-helpers.js';
 
 // MCP calls under the plans and rate limits of REST: small Variant B tiers (free: 60 requests a minute and
 // 2 publishes an hour; starter: 8 a minute) and a free twitter allowance of 1 a month, so limits trip fast.
-
-type TToolResult = {
-  isError?: boolean;
-  structuredContent?: Record<string, unknown>;
-  content: { type: string; text?: string }[];
-};
 
 const ACCEPT = 'application/json, text/event-stream';
 
@@ -21,20 +14,8 @@ describe('MCP plans and rate limits', () => {
   let api: TTestApi;
   let server: Server;
   let url: URL;
-  const clients: Client[] = [];
-
-  async function client(key: string): Promise<Client> {
-    const c = new Client({ name: 'test-agent', version: '1.0.0' });
-    await c.connect(
-      new StreamableHTTPClientTransport(url, {
-        requestInit: { headers: { Authorization: `Bearer ${key}` } },
-      }),
-    );
-    clients.push(c);
-    return c;
-  }
-  const call = async (c: Client, name: string, args: Record<string, unknown> = {}) =>
-    (await c.callTool({ name, arguments: args })) as TToolResult;
+  const mcp = mcpClients(() => url);
+  const { client, call } = mcp;
   const createDraft = async (key: string, platforms: string[], content = 'limited') => {
     const res = await request(api.app).post('/v1/posts').set(bearer(key)).send({ content, platforms });
     expect(res.status).toBe(201);
@@ -53,7 +34,7 @@ describe('MCP plans and rate limits', () => {
     url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
   });
   afterAll(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
+    await mcp.closeAll();
     await new Promise((r) => server.close(r));
     await api.close();
   });

@@ -1,17 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import sharp from 'sharp';
 import request from 'supertest';
 import { startTestApi, type TTestApi } from './harness.js';
-
-type TToolResult = {
-  isError?: boolean;
-  structuredContent?: Record<string, unknown>;
-  content: { type: string; text?: string }[];
-};
+import { mcpClients, type TToolResult } from './mcp-helpers.js';
 
 describe('MCP media tools (upload_media, list_media, delete_media)', () => {
   let api: TTestApi;
@@ -20,20 +13,8 @@ describe('MCP media tools (upload_media, list_media, delete_media)', () => {
   let filesUrl: string;
   let url: URL;
   let image: Buffer;
-  const clients: Client[] = [];
-
-  async function client(key: string): Promise<Client> {
-    const c = new Client({ name: 'test-agent', version: '1.0.0' });
-    await c.connect(
-      new StreamableHTTPClientTransport(url, {
-        requestInit: { headers: { Authorization: `Bearer ${key}` } },
-      }),
-    );
-    clients.push(c);
-    return c;
-  }
-  const call = async (c: Client, name: string, args: Record<string, unknown> = {}) =>
-    (await c.callTool({ name, arguments: args })) as TToolResult;
+  const mcp = mcpClients(() => url);
+  const { client, call } = mcp;
   const textOf = (r: TToolResult) => r.content.map((c) => c.text ?? '').join('');
 
   beforeAll(async () => {
@@ -56,7 +37,7 @@ describe('MCP media tools (upload_media, list_media, delete_media)', () => {
     url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
   });
   afterAll(async () => {
-    for (const c of clients) await c.close();
+    await mcp.closeAll();
     server.closeAllConnections();
     files.closeAllConnections();
     await new Promise((r) => server.close(r));

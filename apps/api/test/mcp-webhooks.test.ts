@@ -1,10 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
+import { mcpClients } from './mcp-helpers.js';
 
 // The webhook tools of the MCP server, through the SDK's own client over HTTP, with the SSRF guard on as
 // in production (an IP literal that is public needs no DNS).
@@ -12,30 +11,12 @@ import { bearer, startTestApi, type TTestApi } from './harness.js';
 const PUBLIC_URL = 'https://93.184.216.34/hooks/mcp';
 const WEBHOOK_KEYS = ['created_at', 'events', 'id', 'is_active', 'updated_at', 'url'];
 
-type TToolResult = {
-  isError?: boolean;
-  structuredContent?: Record<string, unknown>;
-  content: { type: string; text?: string }[];
-};
-
 describe('MCP webhook tools', () => {
   let api: TTestApi;
   let server: Server;
   let url: URL;
-  const clients: Client[] = [];
-
-  async function client(key: string): Promise<Client> {
-    const c = new Client({ name: 'test-agent', version: '1.0.0' });
-    await c.connect(
-      new StreamableHTTPClientTransport(url, {
-        requestInit: { headers: { Authorization: `Bearer ${key}` } },
-      }),
-    );
-    clients.push(c);
-    return c;
-  }
-  const call = async (c: Client, name: string, args: Record<string, unknown> = {}) =>
-    (await c.callTool({ name, arguments: args })) as TToolResult;
+  const mcp = mcpClients(() => url);
+  const { client, call } = mcp;
 
   beforeAll(async () => {
     api = await startTestApi();
@@ -45,7 +26,7 @@ describe('MCP webhook tools', () => {
     url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
   });
   afterAll(async () => {
-    for (const c of clients) await c.close();
+    await mcp.closeAll();
     await new Promise((r) => server.close(r));
     await api.close();
   });
