@@ -26,6 +26,18 @@ const ZPublisherEnv = ZCommonEnv.extend({
    */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
   PUBLISH_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
+  /**
+   * Fair lanes (publish-lanes.ts): the share of a process's publishing slots one network may hold at once
+   * (of PUBLISH_CONCURRENCY, and of the prepared posts' 200 in-process slots); at least one slot. 1 turns
+   * the network lanes off.
+   */
+  PUBLISH_NETWORK_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
+  /** Publishes of one connected account at once over every publisher process (Redis leases); 0: no cap. */
+  PUBLISH_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).default(25),
+  /** An account lane place lapses this long after its publisher stopped renewing it (a killed process). */
+  PUBLISH_LANE_LEASE: ZDuration.default(parseDuration('30s')),
+  /** A job whose lane is full goes back to delayed for this long (plus up to as much jitter). */
+  PUBLISH_LANE_RETRY: ZDuration.default(parseDuration('500ms')),
   /** Per network call. */
   NETWORK_TIMEOUT: ZDuration.default(parseDuration('30s')),
   /** First retry delay of a transient network failure; doubles per attempt, capped at 5 minutes. */

@@ -73,6 +73,12 @@ const publisher = await createPublisher({
   engagement: { collectAfterMs: env.METRICS_COLLECT_AFTER },
   metricsConcurrency: env.METRICS_CONCURRENCY,
   mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
+  lanes: {
+    networkShare: env.PUBLISH_NETWORK_SHARE,
+    accountCap: env.PUBLISH_ACCOUNT_CONCURRENCY,
+    leaseMs: env.PUBLISH_LANE_LEASE,
+    retryMs: env.PUBLISH_LANE_RETRY,
+  },
   oauth: {
     apps: env.oauthApps,
     baseUrls: env.networkBaseUrls,

@@ -11,6 +11,7 @@ import type { TNetworkFailure, TPublishInput, TRemoteRef } from '@sps/networks';
 import { parsePayload } from '@sps/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { TPublisherContext } from './context.js';
+import { LaneFullError, type TLanePlace, type TPublishLanes } from './publish-lanes.js';
 import { networkDone, readyToSend } from './publish-steps.js';
 import { resolveUnanswered, settleDoubt, type TUnanswered } from './readback.js';
 import { failTarget, type TNetworkOutcome } from './target-outcomes.js';
@@ -236,6 +237,8 @@ export async function processPublish(
   job: Job,
   /** The post as its start left it, when the caller has it (a prepared post): no re-read then. */
   preloaded?: TLoadedPost,
+  /** The fair lanes of the slot pool this runs in (publish-lanes.ts); none: no lanes. */
+  lanes?: TPublishLanes,
 ): Promise<{ status: string }> {
   const payload = parsePayload('publish', job.data);
   if (!payload) throw new UnrecoverableError('Malformed publish payload');
@@ -254,9 +257,19 @@ export async function processPublish(
   // A single pending network ends the attempt with its own result (one transaction, not two); with
   // several, the last to finish cannot see the others' uncommitted results, so finalize runs after all.
   const finalizeAttempt = pending.length === 1 ? payload.attempt : null;
+  // Networks whose lane is full: not tried now; the job comes back for them (no attempt counted).
+  const deferred: TPlatform[] = [];
   const outcomes = await Promise.all(
     pending.map(async (platform): Promise<TNetworkOutcome> => {
+      let place: TLanePlace | null = null;
       try {
+        if (lanes) {
+          place = await lanes.acquire(platform, loaded.targetAccounts[platform] ?? undefined);
+          if (!place) {
+            deferred.push(platform);
+            return { retry: false };
+          }
+        }
         return await publishNetwork(ctx, loaded, platform, finalAttempt, dueAt, finalizeAttempt);
       } catch (error) {
         // A bug or a database hiccup in one network must not lose the others' results.
@@ -273,12 +286,23 @@ export async function processPublish(
         }
         ctx.metrics.publishRetry(platform, 'transient');
         return { retry: true, retryAfterMs: undefined, message: `${platform}: internal error` } as const;
+      } finally {
+        await place?.release();
       }
     }),
   );
   await expireAccounts(ctx, loaded, pending, outcomes);
 
   const folded = outcomes.map((o) => (o.retry ? null : o.finalized)).find(Boolean);
+  if (!folded && lanes && deferred.length > 0) {
+    // Some network still waits for its lane, so the attempt cannot end: the job comes back after the lane
+    // wait (or a retrying network's own wait, when longer) without spending an attempt.
+    const waits = outcomes.map((o) => (o.retry ? (o.retryAfterMs ?? ctx.options.backoffBaseMs) : 0));
+    // Touched now and then (not on every turn), so the reconciler does not take it for a lost job.
+    if (Date.now() - post.updatedAt.getTime() > ctx.options.stuckAfterMs / 3)
+      await ctx.publishing.touch(post.id);
+    throw new LaneFullError(`lane full: ${deferred.join(', ')}`, Math.max(lanes.retryDelay(), ...waits));
+  }
   const finalized = folded ?? (await ctx.publishing.finalize(post.id, payload.attempt));
   if (finalized) {
     log.info({ status: finalized.status, networks: pending.length }, 'publish finished');

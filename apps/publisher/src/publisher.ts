@@ -2,7 +2,7 @@ import { DEFAULT_TWITTER_ALLOWANCE, type TPlatform, type TTwitterAllowanceByPlan
 import { createMediaRepository, type TDb } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
 import { bullPrefix, JOBS, type TQueues, type TRedis } from '@sps/queue';
-import { type Job, Worker } from 'bullmq';
+import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
@@ -12,8 +12,15 @@ import { DEFAULT_ENGAGEMENT, type TEngagementOptions } from './engagement-option
 import { sweepMedia, type TMediaSweepConfig } from './media-sweep.processor.js';
 import type { TPublisherMetrics } from './metrics.js';
 import { processPrepare } from './prepare.processor.js';
-import { createPreparedPosts, restoreBackstop } from './prepared-posts.js';
+import { createPreparedPosts, PREPARED_PUBLISH_CONCURRENCY, restoreBackstop } from './prepared-posts.js';
 import { processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
+import {
+  createAccountLanes,
+  createPublishLanes,
+  LaneFullError,
+  type TLaneOptions,
+  type TPublishLanes,
+} from './publish-lanes.js';
 import { processQueuePlan, processQueueSlot } from './queue-slot.processor.js';
 import { DEFAULT_READBACK_SETTLE_MS } from './readback.js';
 import { DEFAULT_STUCK_AFTER_MS, reconcile } from './reconcile.processor.js';
@@ -56,6 +63,8 @@ export interface TPublisherDeps {
   metricsConcurrency?: number;
   /** The media library's retention sweep (none: no sweep runs in this process). */
   mediaSweep?: TMediaSweepConfig;
+  /** Fair lanes per network and per account (publish-lanes.ts); omitted: none. */
+  lanes?: TLaneOptions;
 }
 
 export interface TPublisher {
@@ -67,12 +76,28 @@ export interface TPublisher {
   close(): Promise<void>;
 }
 
-function route(handlers: Record<string, (job: Job) => Promise<unknown>>) {
-  return async (job: Job) => {
+function route(handlers: Record<string, (job: Job, token?: string) => Promise<unknown>>) {
+  return async (job: Job, token?: string) => {
     const handler = handlers[job.name];
     if (!handler) throw new Error(`No handler for job ${job.name}`);
-    return handler(job);
+    return handler(job, token);
   };
+}
+
+/** A publish job whose lanes are full goes back to delayed: its slot takes the next job, no attempt spent. */
+async function publishInLanes(
+  ctx: TPublisherContext,
+  job: Job,
+  token: string | undefined,
+  lanes?: TPublishLanes,
+) {
+  try {
+    return await processPublish(ctx, job, undefined, lanes);
+  } catch (error) {
+    if (!(error instanceof LaneFullError) || !token) throw error;
+    await job.moveToDelayed(Date.now() + error.delayMs, token);
+    throw new DelayedError();
+  }
 }
 
 /** The publisher's workers for the publish, schedule and queue-slot queues. */
@@ -96,10 +121,22 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
   });
   const ctx = base as TPublisherContext;
   const retryBackoff = publishBackoff(deps.backoffBaseMs);
+  // Each slot pool (the publish worker's, the prepared posts') gets its network shares; accounts are global.
+  const accountLanes = deps.lanes
+    ? createAccountLanes(deps.connection, bullPrefix(deps.queuePrefix), deps.lanes)
+    : null;
+  const workerLanes = deps.lanes ? createPublishLanes(deps.concurrency, deps.lanes, accountLanes) : undefined;
+  const preparedLanes = deps.lanes
+    ? createPublishLanes(PREPARED_PUBLISH_CONCURRENCY, deps.lanes, accountLanes)
+    : undefined;
   ctx.prepared = createPreparedPosts(base, {
-    run: (job, preloaded) => processPublish(ctx, job, preloaded),
+    run: (job, preloaded) => processPublish(ctx, job, preloaded, preparedLanes),
     retryDelay: (error) =>
-      error instanceof RetryLaterError ? retryBackoff(1, 'custom', error) : deps.backoffBaseMs,
+      error instanceof LaneFullError
+        ? error.delayMs
+        : error instanceof RetryLaterError
+          ? retryBackoff(1, 'custom', error)
+          : deps.backoffBaseMs,
   });
   const prefix = bullPrefix(deps.queuePrefix);
   const locks = deps.lockDurationMs
@@ -118,7 +155,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     new Worker(
       'publish',
       route({
-        publish: (job) => processPublish(ctx, job),
+        publish: (job, token) => publishInLanes(ctx, job, token, workerLanes),
         'delete-remote': (job) => processDeleteRemote(ctx, job),
       }),
       { ...common, settings: { backoffStrategy: publishBackoff(deps.backoffBaseMs) } },

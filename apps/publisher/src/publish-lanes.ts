@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { TPlatform } from '@sps/core';
+import type { TRedis } from '@sps/queue';
+
+/**
+ * Fair lanes (issue 24): before a network of a post is published, the post takes a place in two lanes.
+ *
+ * - The network's lane, in this process: at most `networkShare` of the slot pool the job runs in (the
+ *   BullMQ worker's PUBLISH_CONCURRENCY, or the prepared posts' in-process slots) publishes to one network
+ *   at once, so a network that answers in 30 s or times out leaves the rest of the slots to the others.
+ *   Slots belong to a process, so the share is counted in the process: it needs no Redis round trip, grows
+ *   with the publishers, and dies with a killed process (nothing to leak).
+ * - The account's lane, in Redis (one sorted set per connected account, so a single-key script: safe on a
+ *   Redis Cluster): at most `accountCap` publishes of one connected account at once, over every publisher
+ *   process, so one tenant's 1,000 posts cannot take every slot. Each place is a lease (member = holder,
+ *   score = expiry) renewed while the publish runs; a killed process stops renewing and its places lapse
+ *   after `leaseMs`, dropped by the next acquire.
+ *
+ * A job whose lane is full does not wait in its slot: the caller moves it back to delayed for `retryMs`
+ * (with jitter) and the slot takes the next job.
+ */
+
+// Expired places out, then a place if the set has room. Redis's clock, so publishers' clocks may differ.
+const ACQUIRE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
+// A renewal puts the place back even if it lapsed meanwhile (a stalled event loop): its publish still runs.
+const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`;
+
+export interface TLaneOptions {
+  /** Share of a slot pool one network may hold at once (0 < share <= 1). */
+  networkShare: number;
+  /** Publishes of one connected account at once, over all publishers (0: no account lane). */
+  accountCap: number;
+  /** Lifetime of an account place without renewal: how soon a killed publisher's places come back. */
+  leaseMs: number;
+  /** How long a job whose lane is full waits before it is tried again (plus up to as much jitter). */
+  retryMs: number;
+}
+
+export const DEFAULT_LANES: TLaneOptions = {
+  networkShare: 0.25,
+  accountCap: 25,
+  leaseMs: 30_000,
+  retryMs: 500,
+};
+
+/** A place taken in both lanes; `release` gives both back (idempotent). */
+export interface TLanePlace {
+  release(): Promise<void>;
+}
+
+/** Thrown when a post's networks all wait for a lane: the job comes back after `delayMs`, not an attempt. */
+export class LaneFullError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+    this.name = 'LaneFullError';
+  }
+}
+
+/** The account lanes in Redis, shared by every slot pool of the process. */
+export function createAccountLanes(redis: TRedis, prefix: string, options: TLaneOptions) {
+  const { accountCap, leaseMs } = options;
+  const keyOf = (platform: TPlatform, socialAccountId: string) =>
+    `${prefix}:lane:${platform}:${socialAccountId}`;
+  return {
+    /** A place for the account, renewed every third of the lease until released; null when full. */
+    async acquire(platform: TPlatform, socialAccountId: string): Promise<TLanePlace | null> {
+      if (accountCap <= 0) return { release: async () => undefined };
+      const key = keyOf(platform, socialAccountId);
+      const holder = randomUUID();
+      const got = await redis.eval(ACQUIRE, 1, key, accountCap, leaseMs, holder);
+      if (Number(got) !== 1) return null;
+      const renew = setInterval(
+        () => void redis.eval(RENEW, 1, key, leaseMs, holder).catch(() => undefined),
+        Math.max(10, Math.floor(leaseMs / 3)),
+      );
+      renew.unref();
+      let released = false;
+      return {
+        async release() {
+          if (released) return;
+          released = true;
+          clearInterval(renew);
+          await redis.zrem(key, holder).catch(() => undefined);
+        },
+      };
+    },
+    /** Places held now (tests, operators): expired ones not counted. */
+    async held(platform: TPlatform, socialAccountId: string): Promise<number> {
+      return redis.zcount(keyOf(platform, socialAccountId), Date.now(), '+inf');
+    },
+  };
+}
+export type TAccountLanes = ReturnType<typeof createAccountLanes>;
+
+/**
+ * The lanes of one slot pool: the network's share of `poolSize` in memory, then the account's place in
+ * Redis. `acquire` answers null when either is full (nothing is held then).
+ */
+export function createPublishLanes(poolSize: number, options: TLaneOptions, accounts: TAccountLanes | null) {
+  const networkLimit = Math.max(1, Math.floor(options.networkShare * poolSize));
+  const running = new Map<TPlatform, number>();
+  const give = (platform: TPlatform) => running.set(platform, (running.get(platform) ?? 1) - 1);
+  return {
+    networkLimit,
+    async acquire(platform: TPlatform, socialAccountId: string | undefined): Promise<TLanePlace | null> {
+      if ((running.get(platform) ?? 0) >= networkLimit) return null;
+      running.set(platform, (running.get(platform) ?? 0) + 1);
+      let place: TLanePlace | null;
+      try {
+        place =
+          accounts && socialAccountId
+            ? await accounts.acquire(platform, socialAccountId)
+            : { release: async () => undefined };
+      } catch (error) {
+        give(platform);
+        throw error;
+      }
+      if (!place) {
+        give(platform);
+        return null;
+      }
+      let released = false;
+      const account = place;
+      return {
+        async release() {
+          if (released) return;
+          released = true;
+          give(platform);
+          await account.release();
+        },
+      };
+    },
+    /** Publishes running per network in this pool (tests). */
+    running: (platform: TPlatform) => running.get(platform) ?? 0,
+    /** The wait before a job whose lanes were full is tried again: `retryMs` plus jitter, so they spread. */
+    retryDelay: () => Math.round(options.retryMs * (1 + Math.random())),
+  };
+}
+export type TPublishLanes = ReturnType<typeof createPublishLanes>;
