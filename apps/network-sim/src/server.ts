@@ -42,6 +42,16 @@ export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
     simFiguresOf(sim).set(req.params.platform as TPlatform, req.params.remoteId, req.body as TSimFigures);
     res.status(204).end();
   });
+  // Video containers of a network stay IN_PROGRESS this long after they were made (`{ "ms": 120000 }`).
+  app.put('/__sim/processing/:platform', (req, res) => {
+    const ms = Number((req.body as { ms?: unknown }).ms);
+    if (!Number.isFinite(ms) || ms < 0) {
+      res.status(400).json({ error: 'ms must be a number of milliseconds' });
+      return;
+    }
+    sim.processingMs[req.params.platform as TPlatform] = ms;
+    res.status(204).end();
+  });
   app.post('/__sim/reset', (_req, res) => {
     sim.reset();
     res.status(204).end();

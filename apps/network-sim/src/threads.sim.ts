@@ -60,6 +60,8 @@ interface TContainer {
   alt_text?: string;
   /** Status reads so far: a video is IN_PROGRESS until it has been read once (its processing time). */
   reads: number;
+  /** When it was made (epoch ms): SimState.processingMs counts from here. */
+  createdAt: number;
 }
 
 /** Threads is served as v1.0 only (graph.threads.net/v1.0). https://developers.facebook.com/docs/threads */
@@ -75,7 +77,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
   const failed = (c: TContainer) => (c.video_url ?? '').includes('fail-processing');
   const ready = (c: TContainer): boolean => {
     if (failed(c)) return false;
-    if (c.video_url && c.reads < 2) return false;
+    if (c.video_url && (c.reads < 2 || sim.stillProcessing('threads', c.createdAt))) return false;
     return (c.children ?? '')
       .split(',')
       .filter(Boolean)
@@ -141,7 +143,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
       }
     }
     const id = sim.nextNumericId();
-    containers.set(id, { ...body, reads: 0 });
+    containers.set(id, { ...body, reads: 0, createdAt: Date.now() });
     res.json({ id });
   });
 
