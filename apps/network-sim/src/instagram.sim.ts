@@ -35,7 +35,6 @@ interface TContainer {
   fields: Record<string, string>;
   statusChecks: number;
   published: boolean;
-  /** When it was made (epoch ms): SimState.processingMs counts from here. */
   createdAt: number;
 }
 
@@ -83,7 +82,7 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
   const failed = (c: TContainer) => (c.fields.video_url ?? '').includes('fail-processing');
   /** Video takes processing time, modeled as one status read; images are ready at once. */
   const ready = (c: TContainer) =>
-    !failed(c) && (!hasVideo(c) || (c.statusChecks >= 2 && !sim.stillProcessing('instagram', c.createdAt)));
+    !failed(c) && (!hasVideo(c) || (c.statusChecks >= 2 && sim.processed('instagram', c.createdAt)));
   const notReady = (res: Response) => {
     const e = GRAPH_NOT_READY.instagram;
     graphError(res, e.status, e.code, e.message, { type: 'IGApiException', ...e.extra });

@@ -42,11 +42,11 @@ export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
     simFiguresOf(sim).set(req.params.platform as TPlatform, req.params.remoteId, req.body as TSimFigures);
     res.status(204).end();
   });
-  // Video containers of a network stay IN_PROGRESS this long after they were made (`{ "ms": 120000 }`).
+  // How long video containers stay IN_PROGRESS on a network: `{ "ms": 120000 }` (0 restores the default).
   app.put('/__sim/processing/:platform', (req, res) => {
     const ms = Number((req.body as { ms?: unknown }).ms);
     if (!Number.isFinite(ms) || ms < 0) {
-      res.status(400).json({ error: 'ms must be a number of milliseconds' });
+      res.status(400).json({ error: 'ms must be a number of milliseconds >= 0' });
       return;
     }
     sim.processingMs[req.params.platform as TPlatform] = ms;

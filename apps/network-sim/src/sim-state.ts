@@ -78,8 +78,9 @@ export class SimState {
   /** Per network, how long `findByIdempotencyKey` remembers a key (no entry: for ever). */
   readonly keyLifetimesMs: Partial<Record<TPlatform, number>> = { ...DEFAULT_KEY_LIFETIMES_MS };
   /**
-   * Per network, how long a video container stays IN_PROGRESS after it was made (Instagram, Threads), on
-   * top of the one status read that models processing by default: benches hold containers for minutes.
+   * Per network, how long a video container stays IN_PROGRESS after it is made (Instagram, Threads), on top
+   * of the one status read that models processing; set through `PUT /__sim/processing/:platform` (the
+   * neighbours bench keeps containers busy for minutes).
    */
   readonly processingMs: Partial<Record<TPlatform, number>> = {};
   private faults: TFault[] = [];
@@ -181,9 +182,9 @@ export class SimState {
     for (const key of Object.keys(this.processingMs) as TPlatform[]) delete this.processingMs[key];
   }
 
-  /** Whether a container made at `createdAt` is still processing by the clock (see `processingMs`). */
-  stillProcessing(platform: TPlatform, createdAt: number): boolean {
-    return Date.now() - createdAt < (this.processingMs[platform] ?? 0);
+  /** Whether a video made at `createdAt` has had its configured processing time on `platform`. */
+  processed(platform: TPlatform, createdAt: number): boolean {
+    return Date.now() - createdAt >= (this.processingMs[platform] ?? 0);
   }
 
   /** Takes the first fault that matches this request, consuming one use of it. */
