@@ -36,7 +36,10 @@ const ZPublisherEnv = ZCommonEnv.extend({
   PUBLISH_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).default(25),
   /** An account lane place lapses this long after its publisher stopped renewing it (a killed process). */
   PUBLISH_LANE_LEASE: ZDuration.default(parseDuration('30s')),
-  /** A job whose lane is full goes back to delayed for this long (plus up to as much jitter). */
+  /**
+   * A job whose lane is full goes back to delayed for a quarter of how long it has waited, at least this
+   * long and at most ten times this (±25 %).
+   */
   PUBLISH_LANE_RETRY: ZDuration.default(parseDuration('500ms')),
   /** Per network call. */
   NETWORK_TIMEOUT: ZDuration.default(parseDuration('30s')),

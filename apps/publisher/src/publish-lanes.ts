@@ -16,8 +16,8 @@ import type { TRedis } from '@sps/queue';
  *   score = expiry) renewed while the publish runs; a killed process stops renewing and its places lapse
  *   after `leaseMs`, dropped by the next acquire.
  *
- * A job whose lane is full does not wait in its slot: the caller moves it back to delayed for `retryMs`
- * (with jitter) and the slot takes the next job.
+ * A job whose lane is full does not wait in its slot: the caller moves it back to delayed (see
+ * `retryDelay`) and the slot takes the next job; no attempt is spent.
  */
 
 // Expired places out, then a place if the set has room. Redis's clock, so publishers' clocks may differ.
@@ -44,7 +44,7 @@ export interface TLaneOptions {
   accountCap: number;
   /** Lifetime of an account place without renewal: how soon a killed publisher's places come back. */
   leaseMs: number;
-  /** How long a job whose lane is full waits before it is tried again (plus up to as much jitter). */
+  /** The shortest wait of a job whose lane is full before it is tried again (see `retryDelay`). */
   retryMs: number;
 }
 
@@ -147,8 +147,15 @@ export function createPublishLanes(poolSize: number, options: TLaneOptions, acco
     },
     /** Publishes running per network in this pool (tests). */
     running: (platform: TPlatform) => running.get(platform) ?? 0,
-    /** The wait before a job whose lanes were full is tried again: `retryMs` plus jitter, so they spread. */
-    retryDelay: () => Math.round(options.retryMs * (1 + Math.random())),
+    /**
+     * The wait before a job whose lanes were full is tried again: a quarter of how long it has waited so far,
+     * from `retryMs` up to ten times that, ±25 % so they spread. A fresh job comes back soon; one behind a
+     * slow network's long lane turns over less often, so hundreds of them do not keep Redis busy.
+     */
+    retryDelay: (waitedMs = 0) =>
+      Math.round(
+        Math.min(Math.max(options.retryMs, waitedMs / 4), options.retryMs * 10) * (0.75 + Math.random() / 2),
+      ),
   };
 }
 export type TPublishLanes = ReturnType<typeof createPublishLanes>;

@@ -301,7 +301,10 @@ export async function processPublish(
     // Touched now and then (not on every turn), so the reconciler does not take it for a lost job.
     if (Date.now() - post.updatedAt.getTime() > ctx.options.stuckAfterMs / 3)
       await ctx.publishing.touch(post.id);
-    throw new LaneFullError(`lane full: ${deferred.join(', ')}`, Math.max(lanes.retryDelay(), ...waits));
+    throw new LaneFullError(
+      `lane full: ${deferred.join(', ')}`,
+      Math.max(lanes.retryDelay(Date.now() - job.timestamp), ...waits),
+    );
   }
   const finalized = folded ?? (await ctx.publishing.finalize(post.id, payload.attempt));
   if (finalized) {

@@ -39,3 +39,21 @@ describe('publisher env: metrics collection', () => {
     }
   });
 });
+
+describe('publisher env: fair lanes', () => {
+  it('defaults to a quarter of the slots per network and 25 publishes per account at once', () => {
+    const env = loadEnv({});
+    expect(env.PUBLISH_NETWORK_SHARE).toBe(0.25);
+    expect(env.PUBLISH_ACCOUNT_CONCURRENCY).toBe(25);
+    expect(env.PUBLISH_LANE_LEASE).toBe(30_000);
+    expect(env.PUBLISH_LANE_RETRY).toBe(500);
+  });
+
+  it('refuses a share outside (0, 1] and a negative cap, naming the variable', () => {
+    for (const value of ['0', '1.5', 'half']) {
+      expect(() => loadEnv({ PUBLISH_NETWORK_SHARE: value })).toThrow(/PUBLISH_NETWORK_SHARE/);
+    }
+    expect(() => loadEnv({ PUBLISH_ACCOUNT_CONCURRENCY: '-1' })).toThrow(/PUBLISH_ACCOUNT_CONCURRENCY/);
+    expect(loadEnv({ PUBLISH_ACCOUNT_CONCURRENCY: '0' }).PUBLISH_ACCOUNT_CONCURRENCY).toBe(0);
+  });
+});
