@@ -35,6 +35,7 @@ interface TContainer {
   fields: Record<string, string>;
   statusChecks: number;
   published: boolean;
+  createdAt: number;
 }
 
 function token(req: Request): string | undefined {
@@ -80,7 +81,8 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
     (c.fields.children ?? '').split(',').some((id) => containers.get(id)?.fields.video_url);
   const failed = (c: TContainer) => (c.fields.video_url ?? '').includes('fail-processing');
   /** Video takes processing time, modeled as one status read; images are ready at once. */
-  const ready = (c: TContainer) => !failed(c) && (!hasVideo(c) || c.statusChecks >= 2);
+  const ready = (c: TContainer) =>
+    !failed(c) && (!hasVideo(c) || (c.statusChecks >= 2 && sim.processed('instagram', c.createdAt)));
   const notReady = (res: Response) => {
     const e = GRAPH_NOT_READY.instagram;
     graphError(res, e.status, e.code, e.message, { type: 'IGApiException', ...e.extra });
@@ -127,7 +129,14 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
       }
     }
     const id = sim.nextNumericId();
-    containers.set(id, { id, userId: req.params.userId ?? 'me', fields, statusChecks: 0, published: false });
+    containers.set(id, {
+      id,
+      userId: req.params.userId ?? 'me',
+      fields,
+      statusChecks: 0,
+      published: false,
+      createdAt: Date.now(),
+    });
     if (res.locals.hangAfterCreate) pendingHang = true;
     res.json({ id });
   });

@@ -42,6 +42,16 @@ export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
     simFiguresOf(sim).set(req.params.platform as TPlatform, req.params.remoteId, req.body as TSimFigures);
     res.status(204).end();
   });
+  // How long video containers stay IN_PROGRESS on a network: `{ "ms": 120000 }` (0 restores the default).
+  app.put('/__sim/processing/:platform', (req, res) => {
+    const ms = Number((req.body as { ms?: unknown }).ms);
+    if (!Number.isFinite(ms) || ms < 0) {
+      res.status(400).json({ error: 'ms must be a number of milliseconds >= 0' });
+      return;
+    }
+    sim.processingMs[req.params.platform as TPlatform] = ms;
+    res.status(204).end();
+  });
   app.post('/__sim/reset', (_req, res) => {
     sim.reset();
     res.status(204).end();

@@ -77,6 +77,12 @@ export class SimState {
   private readonly byAuthor = new Map<string, TSimPost[]>();
   /** Per network, how long `findByIdempotencyKey` remembers a key (no entry: for ever). */
   readonly keyLifetimesMs: Partial<Record<TPlatform, number>> = { ...DEFAULT_KEY_LIFETIMES_MS };
+  /**
+   * Per network, how long a video container stays IN_PROGRESS after it is made (Instagram, Threads), on top
+   * of the one status read that models processing; set through `PUT /__sim/processing/:platform` (the
+   * neighbours bench keeps containers busy for minutes).
+   */
+  readonly processingMs: Partial<Record<TPlatform, number>> = {};
   private faults: TFault[] = [];
   private seq = 0;
   private counter = 1000;
@@ -173,6 +179,12 @@ export class SimState {
     this.faults = [];
     for (const key of Object.keys(this.keyLifetimesMs) as TPlatform[]) delete this.keyLifetimesMs[key];
     Object.assign(this.keyLifetimesMs, DEFAULT_KEY_LIFETIMES_MS);
+    for (const key of Object.keys(this.processingMs) as TPlatform[]) delete this.processingMs[key];
+  }
+
+  /** Whether a video made at `createdAt` has had its configured processing time on `platform`. */
+  processed(platform: TPlatform, createdAt: number): boolean {
+    return Date.now() - createdAt >= (this.processingMs[platform] ?? 0);
   }
 
   /** Takes the first fault that matches this request, consuming one use of it. */

@@ -60,6 +60,7 @@ interface TContainer {
   alt_text?: string;
   /** Status reads so far: a video is IN_PROGRESS until it has been read once (its processing time). */
   reads: number;
+  createdAt: number;
 }
 
 /** Threads is served as v1.0 only (graph.threads.net/v1.0). https://developers.facebook.com/docs/threads */
@@ -75,7 +76,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
   const failed = (c: TContainer) => (c.video_url ?? '').includes('fail-processing');
   const ready = (c: TContainer): boolean => {
     if (failed(c)) return false;
-    if (c.video_url && c.reads < 2) return false;
+    if (c.video_url && (c.reads < 2 || !sim.processed('threads', c.createdAt))) return false;
     return (c.children ?? '')
       .split(',')
       .filter(Boolean)
@@ -94,7 +95,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
     const body = {
       ...(req.query as Record<string, unknown>),
       ...((req.body ?? {}) as Record<string, unknown>),
-    } as Omit<TContainer, 'reads'>;
+    } as Omit<TContainer, 'reads' | 'createdAt'>;
     const type = body.media_type;
     const missing =
       (type === 'TEXT' && !body.text) ||
@@ -141,7 +142,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
       }
     }
     const id = sim.nextNumericId();
-    containers.set(id, { ...body, reads: 0 });
+    containers.set(id, { ...body, reads: 0, createdAt: Date.now() });
     res.json({ id });
   });
 

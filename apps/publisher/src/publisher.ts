@@ -2,7 +2,7 @@ import { DEFAULT_TWITTER_ALLOWANCE, type TPlatform, type TTwitterAllowanceByPlan
 import { createMediaRepository, type TDb } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
 import { bullPrefix, JOBS, type TQueues, type TRedis } from '@sps/queue';
-import { type Job, Worker } from 'bullmq';
+import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
@@ -13,7 +13,7 @@ import { sweepMedia, type TMediaSweepConfig } from './media-sweep.processor.js';
 import type { TPublisherMetrics } from './metrics.js';
 import { processPrepare } from './prepare.processor.js';
 import { createPreparedPosts, restoreBackstop } from './prepared-posts.js';
-import { processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
+import { ProcessingWaitError, processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
 import { processQueuePlan, processQueueSlot } from './queue-slot.processor.js';
 import { DEFAULT_READBACK_SETTLE_MS } from './readback.js';
 import { DEFAULT_STUCK_AFTER_MS, reconcile } from './reconcile.processor.js';
@@ -67,12 +67,26 @@ export interface TPublisher {
   close(): Promise<void>;
 }
 
-function route(handlers: Record<string, (job: Job) => Promise<unknown>>) {
-  return async (job: Job) => {
+function route(handlers: Record<string, (job: Job, token?: string) => Promise<unknown>>) {
+  return async (job: Job, token?: string) => {
     const handler = handlers[job.name];
     if (!handler) throw new Error(`No handler for job ${job.name}`);
-    return handler(job);
+    return handler(job, token);
   };
+}
+
+/**
+ * The publish job: a post whose networks only wait for media processing moves its own job to the delayed
+ * set (same id, no attempt spent) and frees the slot at once (DESIGN invariant 10).
+ */
+async function publishJob(ctx: TPublisherContext, job: Job, token: string | undefined) {
+  try {
+    return await processPublish(ctx, job);
+  } catch (error) {
+    if (!(error instanceof ProcessingWaitError)) throw error;
+    await job.moveToDelayed(Date.now() + Math.max(error.waitMs, 100), token);
+    throw new DelayedError();
+  }
 }
 
 /** The publisher's workers for the publish, schedule and queue-slot queues. */
@@ -118,7 +132,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     new Worker(
       'publish',
       route({
-        publish: (job) => processPublish(ctx, job),
+        publish: (job, token) => publishJob(ctx, job, token),
         'delete-remote': (job) => processDeleteRemote(ctx, job),
       }),
       { ...common, settings: { backoffStrategy: publishBackoff(deps.backoffBaseMs) } },
