@@ -29,6 +29,7 @@ describe('waiting for media processing', () => {
     const account = await api.account('pro');
     apiKey = account.apiKey;
     await api.connect(account.accountId, 'instagram');
+    await api.connect(account.accountId, 'mastodon');
     // Video containers stay IN_PROGRESS this long after they are made.
     sim.sim.processingMs.instagram = PROCESSING_MS;
   });
@@ -129,5 +130,42 @@ describe('waiting for media processing', () => {
     await api.publisher!.reconcileNow();
     await waitUntil('the video to be published', () => published(id), 20_000);
     expect(instagramPosts(text)).toHaveLength(1);
+  });
+
+  it('a retry-after is kept in PostgreSQL: after Redis loses the job, it comes back delayed to that time', async () => {
+    const text = `pw-429-${Date.now()}`;
+    sim.sim.addFault({
+      platform: 'mastodon',
+      kind: 'rate_limited',
+      retryAfterSeconds: 3,
+      remaining: 1,
+      pathIncludes: '/api/v1/statuses',
+    });
+    const created = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(apiKey))
+      .send({ content: text, platforms: ['mastodon'] });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const askedAt = Date.now();
+    expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
+    const { publishAttempt } = await api.db.post.findUniqueOrThrow({ where: { id } });
+    const jobId = JOBS.publish.jobId({ postId: id, attempt: publishAttempt });
+    await waitUntil(
+      'the retry-after to be recorded',
+      async () => (await api.db.post.findUniqueOrThrow({ where: { id } })).waitUntil !== null,
+      10_000,
+      20,
+    );
+    const { waitUntil: until } = await api.db.post.findUniqueOrThrow({ where: { id } });
+    expect(until!.getTime()).toBeGreaterThanOrEqual(askedAt + 2_000);
+    await waitUntil('the retry to be delayed', async () => (await jobState(jobId)) === 'delayed', 5_000, 10);
+    await (await api.queues.publish.getJob(jobId))?.remove();
+    await api.publisher!.reconcileNow();
+    const readded = await api.queues.publish.getJob(jobId);
+    expect(await readded?.getState()).toBe('delayed');
+    expect((readded?.timestamp ?? 0) + (readded?.delay ?? 0)).toBeGreaterThanOrEqual(until!.getTime() - 50);
+    await waitUntil('the post to be published', () => published(id), 20_000);
+    expect(sim.sim.postsOf('mastodon').filter((p) => p.text === text)).toHaveLength(1);
   });
 });
