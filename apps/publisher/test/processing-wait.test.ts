@@ -3,7 +3,7 @@ import type { TRunningSim } from '@sps/network-sim';
 import { JOBS } from '@sps/queue';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
-import { waitUntil } from './support.js';
+import { startPublisherProcess, waitUntil } from './support.js';
 
 // DESIGN invariant 10: a post whose Instagram container is still processing holds no worker slot. The
 // connector saves the container id and answers `pending`; the publisher records the wait in PostgreSQL
@@ -167,5 +167,35 @@ describe('waiting for media processing', () => {
     expect((readded?.timestamp ?? 0) + (readded?.delay ?? 0)).toBeGreaterThanOrEqual(until!.getTime() - 50);
     await waitUntil('the post to be published', () => published(id), 20_000);
     expect(sim.sim.postsOf('mastodon').filter((p) => p.text === text)).toHaveLength(1);
+  });
+
+  it('SIGKILL of the publisher process during the waits: the restarted one resumes them, each video posted once', async () => {
+    // The real process (apps/publisher/dist/main.js) with short checks; the in-process worker steps aside.
+    await api.stopPublisher();
+    const env = { PROCESSING_CHECK_EVERY: '300ms', PROCESSING_MAX_WAIT: '1m' };
+    const first = startPublisherProcess(api, sim, env);
+    const texts = [0, 1, 2, 3, 4].map((i) => `pw-kill-${i}-${Date.now()}`);
+    const ids: string[] = [];
+    for (const text of texts) ids.push((await publishVideo(text)).id);
+    await waitUntil(
+      'every wait to be recorded in PostgreSQL',
+      async () => (await Promise.all(ids.map(waitingInPostgres))).every(Boolean),
+      30_000,
+      20,
+    );
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    const second = startPublisherProcess(api, sim, env);
+    try {
+      await waitUntil(
+        'every video to be published',
+        async () => (await Promise.all(ids.map(published))).every(Boolean),
+        60_000,
+        100,
+      );
+    } finally {
+      await second.stop();
+    }
+    for (const text of texts) expect(instagramPosts(text)).toHaveLength(1);
   });
 });
