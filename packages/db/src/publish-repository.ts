@@ -72,7 +72,8 @@ export function createPublishRepository(db: TDb) {
         });
         const updated = await tx.post.update({
           where: { id: postId },
-          data: { status: 'publishing', publishAttempt: { increment: 1 } },
+          // A new attempt starts without an earlier attempt's wait (the reconciler reads wait_until).
+          data: { status: 'publishing', publishAttempt: { increment: 1 }, waitUntil: null },
           include: POST_INCLUDE,
         });
         return { kind: 'started', attempt: updated.publishAttempt, post: toPostRecord(updated) } as const;
