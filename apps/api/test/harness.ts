@@ -87,6 +87,8 @@ export interface TTestApiOptions {
   /** How long the in-process publisher trusts a network's idempotency key after a send (default: real lifetimes). */
   keyTrustMs?: Partial<Record<TPlatform, number>>;
   networkTimeoutMs?: number;
+  /** Media processing checks of the in-process publisher (default: every 10 ms, at most 10 s of wall time). */
+  processingWait?: { intervalMs: number; maxWaitMs: number };
   /** MEDIA_ALLOW_PRIVATE_URLS of the in-process publisher (default true: test media servers are on loopback). */
   mediaAllowPrivate?: boolean;
   /** Wraps the API's database client (not the workers'), e.g. to make it fail on demand. */
@@ -183,7 +185,7 @@ export async function startTestApi(
         },
         timeoutMs: opts.networkTimeoutMs ?? 2000,
         // The simulator finishes media processing at once; production waits the networks' documented cadence.
-        processingWait: { intervalMs: 10, maxWaitMs: 2000 },
+        processingWait: opts.processingWait ?? { intervalMs: 10, maxWaitMs: 10_000 },
       }),
       logger,
       encryptionKey: env.encryptionKey,

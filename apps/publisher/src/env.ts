@@ -46,6 +46,13 @@ const ZPublisherEnv = ZCommonEnv.extend({
   /** First retry delay of a transient network failure; doubles per attempt, capped at 5 minutes. */
   PUBLISH_BACKOFF_BASE: ZDuration.default(parseDuration('5s')),
   RECONCILE_EVERY: ZDuration.default(parseDuration('30s')),
+  /**
+   * Media processing checks (Instagram/Threads containers): the pause between two checks and the longest
+   * wait. Unset: each network's documented cadence (Meta: once a minute, at most 5 minutes). Each check
+   * is one short job; no worker slot waits in between.
+   */
+  PROCESSING_CHECK_EVERY: ZDuration.optional(),
+  PROCESSING_MAX_WAIT: ZDuration.optional(),
   /** A `publishing` post untouched this long is taken for one whose job was lost and gets it back. */
   RECONCILE_STUCK_AFTER: ZDuration.default(parseDuration('2m')),
   /**

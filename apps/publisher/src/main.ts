@@ -33,6 +33,14 @@ const storage = createStorage(env.mediaStorage);
 const connectors = createConnectors({
   baseUrls: env.networkBaseUrls,
   timeoutMs: env.NETWORK_TIMEOUT,
+  ...(env.PROCESSING_CHECK_EVERY !== undefined || env.PROCESSING_MAX_WAIT !== undefined
+    ? {
+        processingWait: {
+          ...(env.PROCESSING_CHECK_EVERY !== undefined ? { intervalMs: env.PROCESSING_CHECK_EVERY } : {}),
+          ...(env.PROCESSING_MAX_WAIT !== undefined ? { maxWaitMs: env.PROCESSING_MAX_WAIT } : {}),
+        },
+      }
+    : {}),
   ...(env.NETWORK_BLUESKY_VIDEO_URL ? { blueskyVideoUrl: env.NETWORK_BLUESKY_VIDEO_URL } : {}),
   ...(env.NETWORK_FACEBOOK_VIDEO_BASE_URL
     ? { facebookVideoBaseUrl: env.NETWORK_FACEBOOK_VIDEO_BASE_URL }

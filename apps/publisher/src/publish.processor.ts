@@ -27,6 +27,20 @@ export class RetryLaterError extends Error {
   }
 }
 
+/**
+ * Thrown when every network left in the attempt waits for its media to be processed: the job is delayed
+ * (not retried: no attempt is spent) until the earliest check, and the slot is free meanwhile.
+ */
+export class ProcessingWaitError extends RetryLaterError {
+  constructor(
+    message: string,
+    readonly waitMs: number,
+  ) {
+    super(message, waitMs);
+    this.name = 'ProcessingWaitError';
+  }
+}
+
 function segmentMedia(post: TPostRecord, index: number): TMedia | null {
   return index === 0 ? post.media : (post.segments?.[index - 1]?.media ?? null);
 }
@@ -157,6 +171,16 @@ async function publishNetwork(
         credentials = { ...credentials, token: renewed.token };
         outcome = await connector.publish({ ...input, account: credentials });
       }
+    }
+    if (!outcome.ok && outcome.pending) {
+      // The network is still processing the media: the connector saved where it is and the segment stays
+      // `sending` with that progress, which the next call resumes (never a read-back, never a second send).
+      return {
+        retry: true,
+        processing: true,
+        retryAfterMs: outcome.pending.checkAfterMs,
+        message: `${platform}: processing`,
+      };
     }
     if (outcome.ok) {
       const { remoteId, url, meta } = outcome;
@@ -296,8 +320,11 @@ export async function processPublish(
   const folded = outcomes.map((o) => (o.retry ? null : o.finalized)).find(Boolean);
   if (!folded && lanes && deferred.length > 0) {
     // Some network still waits for its lane, so the attempt cannot end: the job comes back after the lane
-    // wait (or a retrying network's own wait, when longer) without spending an attempt.
-    const waits = outcomes.map((o) => (o.retry ? (o.retryAfterMs ?? ctx.options.backoffBaseMs) : 0));
+    // wait (or a retrying network's own wait, when longer) without spending an attempt. A network waiting
+    // for its media processing is only checked once more, earlier than planned: its wait is not kept.
+    const waits = outcomes.map((o) =>
+      o.retry && !o.processing ? (o.retryAfterMs ?? ctx.options.backoffBaseMs) : 0,
+    );
     // Touched now and then (not on every turn), so the reconciler does not take it for a lost job.
     if (Date.now() - post.updatedAt.getTime() > ctx.options.stuckAfterMs / 3)
       await ctx.publishing.touch(post.id);
@@ -313,16 +340,30 @@ export async function processPublish(
   }
   const retries = outcomes.filter((o): o is Extract<TNetworkOutcome, { retry: true }> => o.retry);
   if (retries.length > 0) {
-    await ctx.publishing.touch(post.id);
-    const waits = retries.map((r) => r.retryAfterMs).filter((w): w is number => w !== undefined);
-    log.debug(
-      { retrying: retries.map((r) => r.message), attemptsMade: job.attemptsMade },
-      'publish attempt will be retried',
-    );
-    throw new RetryLaterError(
-      retries.map((r) => r.message).join('; '),
-      waits.length > 0 ? Math.max(...waits) : undefined,
-    );
+    const message = retries.map((r) => r.message).join('; ');
+    if (retries.every((r) => r.processing)) {
+      // Only media processing is left: check again at the earliest network's time, in a delayed job.
+      const waitMs = Math.min(...retries.map((r) => r.retryAfterMs ?? 0));
+      await ctx.publishing.waitUntil(post.id, new Date(Date.now() + waitMs));
+      log.debug({ waitMs }, 'publish waits for media processing');
+      throw new ProcessingWaitError(message, waitMs);
+    }
+    // A network asked for a wait (rate limit, retry-after): the retry's delay is kept in PostgreSQL too.
+    const waits = retries
+      .filter((r) => !r.processing)
+      .map((r) => r.retryAfterMs)
+      .filter((w): w is number => w !== undefined);
+    const retryAfterMs = waits.length > 0 ? Math.max(...waits) : undefined;
+    if (retryAfterMs !== undefined) {
+      await ctx.publishing.waitUntil(
+        post.id,
+        new Date(Date.now() + Math.min(retryAfterMs, MAX_NETWORK_WAIT_MS)),
+      );
+    } else {
+      await ctx.publishing.touch(post.id);
+    }
+    log.debug({ retrying: message, attemptsMade: job.attemptsMade }, 'publish attempt will be retried');
+    throw new RetryLaterError(message, retryAfterMs);
   }
   return { status: 'publishing' };
 }

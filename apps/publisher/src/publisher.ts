@@ -13,7 +13,7 @@ import { sweepMedia, type TMediaSweepConfig } from './media-sweep.processor.js';
 import type { TPublisherMetrics } from './metrics.js';
 import { processPrepare } from './prepare.processor.js';
 import { createPreparedPosts, PREPARED_PUBLISH_CONCURRENCY, restoreBackstop } from './prepared-posts.js';
-import { processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
+import { ProcessingWaitError, processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
 import {
   createAccountLanes,
   createPublishLanes,
@@ -84,8 +84,12 @@ function route(handlers: Record<string, (job: Job, token?: string) => Promise<un
   };
 }
 
-/** A publish job whose lanes are full goes back to delayed: its slot takes the next job, no attempt spent. */
-async function publishInLanes(
+/**
+ * The publish job: a post whose networks only wait for media processing, or for a lane (publish-lanes.ts),
+ * moves its own job to the delayed set (same id, no attempt spent) and frees the slot at once (DESIGN
+ * invariant 10).
+ */
+async function publishJob(
   ctx: TPublisherContext,
   job: Job,
   token: string | undefined,
@@ -94,8 +98,14 @@ async function publishInLanes(
   try {
     return await processPublish(ctx, job, undefined, lanes);
   } catch (error) {
-    if (!(error instanceof LaneFullError) || !token) throw error;
-    await job.moveToDelayed(Date.now() + error.delayMs, token);
+    const delayMs =
+      error instanceof LaneFullError
+        ? error.delayMs
+        : error instanceof ProcessingWaitError
+          ? Math.max(error.waitMs, 100)
+          : null;
+    if (delayMs === null || !token) throw error;
+    await job.moveToDelayed(Date.now() + delayMs, token);
     throw new DelayedError();
   }
 }
@@ -155,7 +165,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     new Worker(
       'publish',
       route({
-        publish: (job, token) => publishInLanes(ctx, job, token, workerLanes),
+        publish: (job, token) => publishJob(ctx, job, token, workerLanes),
         'delete-remote': (job) => processDeleteRemote(ctx, job),
       }),
       { ...common, settings: { backoffStrategy: publishBackoff(deps.backoffBaseMs) } },

@@ -53,7 +53,10 @@ export async function reconcile(ctx: TPublisherContext): Promise<Record<string, 
     new Date(now.getTime() - ctx.options.stuckAfterMs),
   )) {
     const jobId = JOBS.publish.jobId({ postId: post.id, attempt: post.publishAttempt });
-    if (await readd(ctx, 'publish', jobId, () => enqueuePublish(ctx.queues, post.id, post.publishAttempt))) {
+    // A post waiting on a network (media processing, a rate limit) gets its job back delayed to that time.
+    const delay = post.waitUntil ? post.waitUntil.getTime() - now.getTime() : 0;
+    const add = () => enqueuePublish(ctx.queues, post.id, post.publishAttempt, delay);
+    if (await readd(ctx, 'publish', jobId, add)) {
       publishing += 1;
       await ctx.publishing.touch(post.id);
     }

@@ -10,7 +10,13 @@ export type TNetworkOutcome =
       /** The post, when this network's result ended the attempt in the same transaction. */
       finalized?: TPostRecord | null;
     }
-  | { retry: true; retryAfterMs: number | undefined; message: string };
+  | {
+      retry: true;
+      retryAfterMs: number | undefined;
+      message: string;
+      /** The network is still processing media (a wait, not a failure: no attempt is spent on it alone). */
+      processing?: boolean;
+    };
 
 export async function failTarget(
   ctx: TPublisherContext,

@@ -103,7 +103,7 @@ export function createPublishBegin(db: TDb) {
             updated_at = $8
           RETURNING *
         ), started AS (
-          UPDATE posts SET status = 'publishing', publish_attempt = posts.publish_attempt + 1,
+          UPDATE posts SET status = 'publishing', publish_attempt = posts.publish_attempt + 1, wait_until = NULL,
             queue_state = CASE WHEN ok.clear_queue THEN NULL ELSE posts.queue_state END, updated_at = $8
           FROM ok WHERE posts.id = ok.id
           RETURNING posts.*

@@ -72,7 +72,8 @@ export function createPublishRepository(db: TDb) {
         });
         const updated = await tx.post.update({
           where: { id: postId },
-          data: { status: 'publishing', publishAttempt: { increment: 1 } },
+          // A new attempt starts without an earlier attempt's wait (the reconciler reads wait_until).
+          data: { status: 'publishing', publishAttempt: { increment: 1 }, waitUntil: null },
           include: POST_INCLUDE,
         });
         return { kind: 'started', attempt: updated.publishAttempt, post: toPostRecord(updated) } as const;
@@ -136,7 +137,7 @@ export function createPublishRepository(db: TDb) {
     stuckPublishing(olderThan: Date, limit = 500) {
       return db.post.findMany({
         where: { status: 'publishing', deletedAt: null, updatedAt: { lt: olderThan } },
-        select: { id: true, publishAttempt: true },
+        select: { id: true, publishAttempt: true, waitUntil: true },
         take: limit,
       });
     },
@@ -203,6 +204,18 @@ export function createPublishRepository(db: TDb) {
     /** Touch so the reconciler does not take a live attempt for a stuck one. */
     async touch(postId: string): Promise<void> {
       await sqlOf(db).query('UPDATE posts SET updated_at = $2 WHERE id = $1', [postId, new Date()]);
+    },
+
+    /**
+     * The attempt's job waits until `until` (media processing, a rate limit): recorded with the touch, so the
+     * reconciler re-adds a lost job delayed to that time instead of at once (DESIGN invariant 10).
+     */
+    async waitUntil(postId: string, until: Date): Promise<void> {
+      await sqlOf(db).query('UPDATE posts SET updated_at = $2, wait_until = $3 WHERE id = $1', [
+        postId,
+        new Date(),
+        until,
+      ]);
     },
   };
 }

@@ -114,7 +114,17 @@ export type TPublishOutcome =
       /** The call's answer was lost and the connector found the post by reading it back (Bluesky). */
       readBack?: boolean;
     }
-  | { ok: false; failure: TNetworkFailure };
+  | {
+      ok: false;
+      failure: TNetworkFailure;
+      /**
+       * The network is still processing the segment's media: nothing failed, the connector saved its
+       * progress (container ids, the wait's start) and asks to be called again after `checkAfterMs`, so no
+       * worker slot waits (DESIGN invariant 10). `failure` (transient) stands for it where a caller does not
+       * know pending outcomes. Only returned to callers that keep `progress`.
+       */
+      pending?: { checkAfterMs: number };
+    };
 
 export type TDeleteOutcome = { ok: true } | { ok: false; failure: TNetworkFailure };
 

@@ -15,9 +15,10 @@ import {
   graphBaseUrl,
   META_GRAPH_DEFAULT_VERSION,
   type TContainerStatusSpec,
-  waitForContainer,
 } from './graph-api.js';
+import { stepContainers, type TContainerPlan } from './graph-containers.js';
 import { createHttpClient } from './http-client.js';
+import { pendingOutcome, runToEnd } from './processing-step.js';
 import { sameText } from './readback-match.js';
 
 /**
@@ -68,7 +69,7 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
     wait: options.processingWait,
   });
 
-  /** Creates a container and waits until it is FINISHED: Instagram refuses to use it any earlier. */
+  /** Makes a container; Instagram refuses to use it before it is FINISHED (see `stepContainers`). */
   async function createContainer(account: TConnectorAccount, userId: string, fields: TContainerFields) {
     const body = await http
       .post(`${encodeURIComponent(userId)}/media`, { form: fields, headers: headers(account) })
@@ -79,16 +80,14 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
         message: `${NETWORK} created no media container. Retrying.`,
       });
     }
-    const ready = await waitForContainer(statusSpec(account), body.id);
-    if (!ready.ok) throw new StepFailure(ready.failure);
     return body.id;
   }
 
   const altText = (text: string | undefined): TContainerFields =>
     text ? { alt_text: text.slice(0, MAX_ALT_TEXT) } : {};
 
-  /** Builds the container to publish: one image, one reel, or a carousel of up to ten items. */
-  async function prepare(account: TConnectorAccount, userId: string, text: string, media: TMedia) {
+  /** The containers to make: one image, one reel, or a carousel of up to ten items. */
+  function plan(text: string, media: TMedia): TContainerPlan {
     const items = [
       ...media.images.map((image) => ({ kind: 'image' as const, url: image.url, alt: image.altText })),
       ...(media.video ? [{ kind: 'video' as const, url: media.video.url, alt: undefined }] : []),
@@ -96,30 +95,28 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
     const caption: TContainerFields = text ? { caption: text } : {};
     const only = items.length === 1 ? items[0] : undefined;
     if (only?.kind === 'image') {
-      return createContainer(account, userId, { image_url: only.url, ...altText(only.alt), ...caption });
+      return { children: [], main: () => ({ image_url: only.url, ...altText(only.alt), ...caption }) };
     }
     if (only?.kind === 'video') {
       const thumbnail = media.video?.thumbnailUrl;
-      return createContainer(account, userId, {
-        media_type: 'REELS',
-        video_url: only.url,
-        ...(thumbnail ? { cover_url: thumbnail } : {}),
-        ...caption,
-      });
+      return {
+        children: [],
+        main: () => ({
+          media_type: 'REELS',
+          video_url: only.url,
+          ...(thumbnail ? { cover_url: thumbnail } : {}),
+          ...caption,
+        }),
+      };
     }
-    const children: string[] = [];
-    for (const item of items) {
-      const fields: TContainerFields =
+    return {
+      children: items.map((item) =>
         item.kind === 'image'
           ? { image_url: item.url, is_carousel_item: 'true', ...altText(item.alt) }
-          : { media_type: 'VIDEO', video_url: item.url, is_carousel_item: 'true' };
-      children.push(await createContainer(account, userId, fields));
-    }
-    return createContainer(account, userId, {
-      media_type: 'CAROUSEL',
-      children: children.join(','),
-      ...caption,
-    });
+          : { media_type: 'VIDEO', video_url: item.url, is_carousel_item: 'true' },
+      ),
+      main: (children) => ({ media_type: 'CAROUSEL', children: children.join(','), ...caption }),
+    };
   }
 
   /** The permalink holds a shortcode the media id cannot be turned into, so it has to be asked for. */
@@ -166,7 +163,18 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
       try {
         let containerId: string;
         try {
-          containerId = await prepare(account, userId, text, media);
+          const steps = {
+            spec: statusSpec(account),
+            create: (fields: Record<string, unknown>) =>
+              createContainer(account, userId, fields as TContainerFields),
+          };
+          const step = await runToEnd(input.progress, (progress) =>
+            stepContainers(steps, plan(text, media), progress),
+          );
+          if (step.kind === 'failed') return { ok: false, failure: step.failure };
+          // Still processing: the ids are saved, the publisher calls again later (no slot waits).
+          if (step.kind === 'pending') return pendingOutcome(NETWORK, step);
+          containerId = step.value;
         } catch (error) {
           throw beforePublish(error);
         }

@@ -26,7 +26,8 @@ const MAX_UPLOAD_PARTS = 200;
  * minutes. These bounds keep a publish from waiting forever; running out is transient (retried).
  */
 const IMAGE_WAIT = { intervalMs: 2_000, maxWaitMs: 60_000 };
-const VIDEO_WAIT = { intervalMs: 10_000, maxWaitMs: 10 * 60_000 };
+export const LINKEDIN_VIDEO_WAIT = { intervalMs: 10_000, maxWaitMs: 10 * 60_000 };
+const VIDEO_WAIT = LINKEDIN_VIDEO_WAIT;
 
 type TAssetStatus = 'WAITING_UPLOAD' | 'PROCESSING' | 'AVAILABLE' | 'PROCESSING_FAILED' | string;
 
@@ -40,6 +41,8 @@ interface TInitVideo {
     uploadInstructions?: { uploadUrl?: string; firstByte?: number; lastByte?: number }[];
   };
 }
+
+export type TCheckedVideo = TProcessingCheck;
 
 export interface TLinkedInMediaDeps {
   http: Got;
@@ -131,7 +134,16 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
     }
   }
 
-  async function uploadVideo(account: TConnectorAccount, owner: string, url: string): Promise<TStep<string>> {
+  /**
+   * `wait: false` answers the video's URN once its upload is finalized, without waiting for processing: the
+   * connector then checks it once per call (`checkVideo`) so no worker slot waits (DESIGN invariant 10).
+   */
+  async function uploadVideo(
+    account: TConnectorAccount,
+    owner: string,
+    url: string,
+    opts: { wait?: boolean } = {},
+  ): Promise<TStep<string>> {
     const fetched = await deps.fetchMedia({
       url,
       kind: 'video',
@@ -193,6 +205,7 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
           },
         },
       });
+      if (opts.wait === false) return { ok: true, value: video };
       const ready = await waitForProcessing(
         { network: NETWORK, what: 'the video', defaults: VIDEO_WAIT, wait: deps.processingWait },
         statusCheck(account, `rest/videos/${encodeURIComponent(video)}`, `the video ${url}`),
@@ -203,5 +216,14 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
     }
   }
 
-  return { uploadImage, uploadVideo };
+  /** One status read of an uploaded video (`GET /rest/videos/{urn}`); a failed read is classified. */
+  async function checkVideo(account: TConnectorAccount, urn: string, url: string): Promise<TCheckedVideo> {
+    try {
+      return await statusCheck(account, `rest/videos/${encodeURIComponent(urn)}`, `the video ${url}`)();
+    } catch (err) {
+      return { state: 'failed', failure: classify(err) };
+    }
+  }
+
+  return { uploadImage, uploadVideo, checkVideo };
 }

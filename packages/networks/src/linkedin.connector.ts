@@ -11,8 +11,9 @@ import type {
   TRemoteRef,
 } from './connector.js';
 import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
-import { createLinkedInMedia } from './linkedin-media.js';
+import { createLinkedInMedia, LINKEDIN_VIDEO_WAIT } from './linkedin-media.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { pendingOutcome, runToEnd, stillProcessing, waitSince } from './processing-step.js';
 import {
   firstUnclaimed,
   inWindow,
@@ -98,16 +99,54 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
     };
   }
 
+  /**
+   * The video's URN once LinkedIn has processed it: uploaded on the first call, then checked once per call
+   * with the URN and the wait's start saved in the segment's progress (no worker slot waits). The progress
+   * is cleared before the URN is answered: the post call that follows may post, so an interrupted one is
+   * settled by a read-back, never by resuming.
+   */
+  async function videoReady(input: TPublishInput, author: string, url: string) {
+    const budget = { network: NETWORK, defaults: LINKEDIN_VIDEO_WAIT, wait: options.processingWait };
+    return runToEnd<string>(input.progress, async (progress) => {
+      const saved = progress.saved?.video ? progress.saved : null;
+      let urn = saved?.video;
+      if (!urn) {
+        const uploaded = await media.uploadVideo(input.account, author, url, { wait: false });
+        if (!uploaded.ok) return { kind: 'failed', failure: uploaded.failure };
+        urn = uploaded.value;
+      }
+      const since = waitSince(saved);
+      const found = await media.checkVideo(input.account, urn, url);
+      if (found.state === 'ready') {
+        if (saved) await progress.save(null);
+        return { kind: 'ready', value: urn };
+      }
+      const next =
+        found.state === 'failed'
+          ? ({ kind: 'failed', failure: found.failure } as const)
+          : stillProcessing(budget, since, `the video ${url}`);
+      // A failed or timed-out video is uploaded afresh by the next attempt.
+      if (next.kind === 'failed') {
+        if (saved) await progress.save(null);
+        return next;
+      }
+      if (!saved) await progress.save({ video: urn, waitSince: String(since) });
+      return next;
+    });
+  }
+
   /** Uploads the post's media and returns the Posts API `content` for it (none for a text post). */
   async function content(
     input: TPublishInput,
     author: string,
-  ): Promise<TStep<Record<string, unknown> | null>> {
+  ): Promise<TStep<Record<string, unknown> | null> & { pending?: { checkAfterMs: number; what: string } }> {
     const images = input.media?.images ?? [];
     const video = input.media?.video;
     if (video) {
-      const uploaded = await media.uploadVideo(input.account, author, video.url);
-      return uploaded.ok ? { ok: true, value: { media: { id: uploaded.value } } } : uploaded;
+      const ready = await videoReady(input, author, video.url);
+      if (ready.kind === 'failed') return { ok: false, failure: ready.failure };
+      if (ready.kind === 'pending') return { ok: true, value: null, pending: ready };
+      return { ok: true, value: { media: { id: ready.value } } };
     }
     if (images.length === 0) return { ok: true, value: null };
     const refs: { id: string; altText?: string }[] = [];
@@ -158,6 +197,8 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
         if (parent) return await comment(input, author, parent);
         const attached = await content(input, author);
         if (!attached.ok) return attached;
+        // Still processing: the URN is saved, the publisher calls again later.
+        if (attached.pending) return pendingOutcome(NETWORK, attached.pending);
         const res = await http.post('rest/posts', {
           headers: headers(account),
           json: {

@@ -17,9 +17,10 @@ import {
   graphBaseUrl,
   type TContainerStatusSpec,
   THREADS_DEFAULT_VERSION,
-  waitForContainer,
 } from './graph-api.js';
+import { stepContainers, type TContainerPlan } from './graph-containers.js';
 import { createHttpClient } from './http-client.js';
+import { pendingOutcome, runToEnd } from './processing-step.js';
 import { sameText } from './readback-match.js';
 
 interface TThreadsItem {
@@ -40,13 +41,6 @@ const MAX_ALT_TEXT = 1000;
 const classify = (err: unknown): TNetworkFailure =>
   classifyGraphError(err, NETWORK, ['x-business-use-case-usage', 'x-app-usage']);
 
-/** A failure decided by the connector (a container that ended in ERROR/EXPIRED, a wait that ran out). */
-class StepFailure extends Error {
-  constructor(readonly failure: TNetworkFailure) {
-    super(failure.message);
-  }
-}
-
 export function createThreadsConnector(options: TConnectorOptions): TNetworkConnector {
   const version = options.apiVersion ?? THREADS_DEFAULT_VERSION;
   const http: Got = createHttpClient(
@@ -65,23 +59,20 @@ export function createThreadsConnector(options: TConnectorOptions): TNetworkConn
   });
 
   /**
-   * Creates a container and waits until it is FINISHED: Threads answers 24/4279009 to a publish (or a
-   * carousel) that uses it earlier. https://developers.facebook.com/docs/threads/troubleshooting
+   * Makes a container; Threads answers 24/4279009 to a publish (or a carousel) that uses it before it is
+   * FINISHED (see `stepContainers`). https://developers.facebook.com/docs/threads/troubleshooting
    */
   async function container(account: TConnectorAccount, params: Record<string, unknown>): Promise<string> {
     const res = await http
       .post(`${userOf(account)}/threads`, { headers: auth(account), json: params })
       .json<{ id: string }>();
-    const ready = await waitForContainer(statusSpec(account), res.id);
-    if (!ready.ok) throw new StepFailure(ready.failure);
     return res.id;
   }
 
   const altText = (text: string | undefined) => (text ? { alt_text: text.slice(0, MAX_ALT_TEXT) } : {});
 
-  /** Builds the container to publish: text, one image, one video, or a carousel of images and a video. */
-  async function mainContainer(input: TPublishInput): Promise<string> {
-    const { account } = input;
+  /** The containers to make: text, one image, one video, or a carousel of images and a video. */
+  function plan(input: TPublishInput): TContainerPlan {
     const base: Record<string, unknown> = { text: input.text };
     if (input.replyTo) base.reply_to_id = input.replyTo.remoteId;
     // Threads downloads media from the given public URLs itself.
@@ -94,13 +85,14 @@ export function createThreadsConnector(options: TConnectorOptions): TNetworkConn
       ...(input.media?.video ? [{ media_type: 'VIDEO', video_url: input.media.video.url }] : []),
     ];
     const [only] = items;
-    if (items.length === 1 && only) return container(account, { ...base, ...only });
+    if (items.length === 1 && only) return { children: [], main: () => ({ ...base, ...only }) };
     if (items.length > 1) {
-      const children: string[] = [];
-      for (const item of items) children.push(await container(account, { ...item, is_carousel_item: true }));
-      return container(account, { ...base, media_type: 'CAROUSEL', children: children.join(',') });
+      return {
+        children: items.map((item) => ({ ...item, is_carousel_item: true })),
+        main: (children) => ({ ...base, media_type: 'CAROUSEL', children: children.join(',') }),
+      };
     }
-    return container(account, { ...base, media_type: 'TEXT' });
+    return { children: [], main: () => ({ ...base, media_type: 'TEXT' }) };
   }
 
   return {
@@ -121,9 +113,18 @@ export function createThreadsConnector(options: TConnectorOptions): TNetworkConn
       let id: string;
       let creationId: string;
       try {
-        creationId = await mainContainer(input);
+        const steps = {
+          spec: statusSpec(account),
+          create: (params: Record<string, unknown>) => container(account, params),
+        };
+        const step = await runToEnd(input.progress, (progress) =>
+          stepContainers(steps, plan(input), progress),
+        );
+        if (step.kind === 'failed') return { ok: false, failure: step.failure };
+        // Still processing: the ids are saved, the publisher calls again later (no slot waits).
+        if (step.kind === 'pending') return pendingOutcome(NETWORK, step);
+        creationId = step.value;
       } catch (err) {
-        if (err instanceof StepFailure) return { ok: false, failure: err.failure };
         // Containers stay private until threads_publish: a timeout before it cannot have posted anything.
         const { outcomeUnknown: _ignored, ...failure } = classify(err);
         return { ok: false, failure };

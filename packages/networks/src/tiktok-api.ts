@@ -32,7 +32,13 @@ export interface TStatus {
 }
 
 /** Saved after init (`init`) and once TikTok has every byte (`uploaded`): a retry resumes, never re-posts. */
-export type TProgress = { publishId: string; stage: 'init' | 'uploaded'; videoSize?: string };
+/** `waitSince`: when the status checks of an uploaded post began (their deadline is durable). */
+export type TProgress = {
+  publishId: string;
+  stage: 'init' | 'uploaded';
+  videoSize?: string;
+  waitSince?: string;
+};
 
 function errorCode(body: unknown): string | undefined {
   return typeof body === 'object' && body !== null ? (body as TEnvelope<unknown>).error?.code : undefined;

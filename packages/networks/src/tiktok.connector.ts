@@ -8,7 +8,7 @@ import type {
 } from './connector.js';
 import { createHttpClient, type TStep, truncateBody } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
-import { waitForProcessing } from './processing-wait.js';
+import { pendingOutcome, runToEnd, stillProcessing, waitSince } from './processing-step.js';
 import {
   classify,
   NETWORK,
@@ -94,29 +94,44 @@ export function createTiktokConnector(options: TConnectorOptions = {}): TNetwork
     return unwrap(JSON.parse(quoted) as TEnvelope<TStatus>);
   }
 
-  /** Polls `status/fetch` until PUBLISH_COMPLETE (success) or FAILED (TikTok's `fail_reason`). */
+  /**
+   * Checks `status/fetch` once per call until PUBLISH_COMPLETE (success) or FAILED (TikTok's `fail_reason`);
+   * in between it answers `pending` with the wait's start saved beside the publish id, so no worker slot
+   * waits (the publisher calls again; a resumed publish comes back here through `resumable`).
+   */
   async function awaitPublished(
     account: TConnectorAccount,
     publishId: string,
     username: string,
     input: TPublishInput,
   ): Promise<TPublishOutcome> {
-    let final: TStatus = {};
-    const waited = await waitForProcessing(
-      { network: NETWORK, what: 'the post', defaults: WAIT_DEFAULTS, wait: options.processingWait },
-      async () => {
-        try {
-          final = await fetchStatus(account, publishId);
-        } catch (error) {
-          // The post is with TikTok whatever this check says: a failed check is never "unknown".
-          const { outcomeUnknown: _ignored, ...failure } = classify(error);
-          return { state: 'failed', failure };
-        }
-        if (final.status === 'PUBLISH_COMPLETE' || final.status === 'FAILED') return { state: 'ready' };
-        return { state: 'pending' };
-      },
-    );
-    if (!waited.ok) return { ok: false, failure: waited.failure };
+    const budget = { network: NETWORK, defaults: WAIT_DEFAULTS, wait: options.processingWait };
+    const step = await runToEnd<TStatus>(input.progress, async (progress) => {
+      const since = waitSince(progress.saved);
+      let status: TStatus;
+      try {
+        status = await fetchStatus(account, publishId);
+      } catch (error) {
+        // The post is with TikTok whatever this check says: a failed check is never "unknown".
+        const { outcomeUnknown: _ignored, ...failure } = classify(error);
+        return { kind: 'failed', failure };
+      }
+      if (status.status === 'PUBLISH_COMPLETE' || status.status === 'FAILED') {
+        return { kind: 'ready', value: status };
+      }
+      const uploaded: TProgress = { publishId, stage: 'uploaded' };
+      const next = stillProcessing(budget, since, 'the post');
+      // Out of time: the publish id stays (a retry polls it again), the wait starts afresh then.
+      if (next.kind === 'failed') {
+        if (progress.saved?.waitSince) await progress.save(uploaded);
+        return next;
+      }
+      if (!progress.saved?.waitSince) await progress.save({ ...uploaded, waitSince: String(since) });
+      return next;
+    });
+    if (step.kind === 'failed') return { ok: false, failure: step.failure };
+    if (step.kind === 'pending') return pendingOutcome(NETWORK, step);
+    const final = step.value;
     if (final.status === 'FAILED') {
       // A failed publish is over at TikTok: a retry starts a new one.
       await input.progress?.save(null);

@@ -39,7 +39,8 @@ const CHUNK_BYTES = 2 * 1024 * 1024;
  * X says when to look again (`check_after_secs`); this bounds a wait for a video X never finishes.
  * Running out is transient: the publisher retries later with a fresh upload.
  */
-const PROCESSING_DEFAULTS = { maxWaitMs: 10 * 60_000 };
+export const X_PROCESSING_MAX_WAIT_MS = 10 * 60_000;
+const PROCESSING_DEFAULTS = { maxWaitMs: X_PROCESSING_MAX_WAIT_MS };
 const MAX_STATUS_CHECKS = 300;
 
 interface TUploadData {
@@ -116,13 +117,17 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     });
   }
 
-  /** initialize, append in segments, finalize, then wait for processing. */
+  /**
+   * initialize, append in segments, finalize, then wait for processing; with `finalized` given, it is told
+   * what finalize answered and the wait is left to the caller (the connector checks once per call).
+   */
   async function chunked(
     account: TConnectorAccount,
     bytes: Buffer,
     type: string,
     category: 'tweet_gif' | 'amplify_video',
     url: string,
+    finalized?: (info: TProcessingInfo | undefined) => void,
   ): Promise<TStep<string>> {
     try {
       // https://docs.x.com/x-api/media/initialize-media-upload
@@ -145,8 +150,12 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
         });
       }
       // https://docs.x.com/x-api/media/finalize-media-upload
-      const finalized = await http.post(`${path}/finalize`, { headers: auth(account) }).json<TUploadData>();
-      return await waitUntilProcessed(account, mediaId, finalized.data?.processing_info, url);
+      const done = await http.post(`${path}/finalize`, { headers: auth(account) }).json<TUploadData>();
+      if (finalized) {
+        finalized(done.data?.processing_info);
+        return { ok: true, value: mediaId };
+      }
+      return await waitUntilProcessed(account, mediaId, done.data?.processing_info, url);
     } catch (err) {
       return fail(classify(err));
     }
@@ -223,5 +232,70 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     return chunked(account, downloaded.value.bytes, downloaded.value.type, 'amplify_video', video.url);
   }
 
-  return { uploadImage, uploadVideo };
+  /**
+   * Uploads a video without waiting for X to process it: its media id and what finalize said. The caller
+   * checks `videoState` once per call (DESIGN invariant 10: no worker slot waits).
+   */
+  async function uploadVideoUnwaited(
+    account: TConnectorAccount,
+    video: TMediaVideo,
+  ): Promise<TStep<{ id: string; info: TProcessingInfo | undefined }>> {
+    const downloaded = await deps.fetchMedia({
+      url: video.url,
+      kind: 'video',
+      network: NETWORK,
+      maxBytes: X_MAX_VIDEO_BYTES,
+      accept: VIDEO_TYPES,
+    });
+    if (!downloaded.ok) return downloaded;
+    let info: TProcessingInfo | undefined;
+    const { bytes, type } = downloaded.value;
+    const uploaded = await chunked(account, bytes, type, 'amplify_video', video.url, (i) => {
+      info = i;
+    });
+    return uploaded.ok ? { ok: true, value: { id: uploaded.value, info } } : uploaded;
+  }
+
+  /** One STATUS read of an uploaded video. https://docs.x.com/x-api/media/get-media-upload-status */
+  async function videoStatus(
+    account: TConnectorAccount,
+    mediaId: string,
+  ): Promise<TStep<TProcessingInfo | undefined>> {
+    try {
+      const status = await http
+        .get('2/media/upload', {
+          headers: auth(account),
+          searchParams: { command: 'STATUS', media_id: mediaId },
+        })
+        .json<TUploadData>();
+      return { ok: true, value: status.data?.processing_info };
+    } catch (err) {
+      return fail(classify(err));
+    }
+  }
+
+  /** What a processing_info says: ready, failed (X's reason), or look again after `check_after_secs`. */
+  function videoState(
+    info: TProcessingInfo | undefined,
+    url: string,
+  ):
+    | { state: 'ready' }
+    | { state: 'failed'; failure: TNetworkFailure }
+    | { state: 'pending'; afterMs: number } {
+    if (!info || info.state === 'succeeded') return { state: 'ready' };
+    if (info.state === 'failed') {
+      const reason = info.error?.message ?? info.error?.name ?? 'processing failed';
+      return {
+        state: 'failed',
+        failure: {
+          kind: 'rejected',
+          body: truncateBody(info),
+          message: `${NETWORK} could not process the media ${shown(url)}: ${reason}. Check the file and retry.`,
+        },
+      };
+    }
+    return { state: 'pending', afterMs: Math.min(Math.max(info.check_after_secs ?? 1, 1), 60) * 1000 };
+  }
+
+  return { uploadImage, uploadVideo, uploadVideoUnwaited, videoStatus, videoState };
 }

@@ -4,6 +4,7 @@ import type {
   TConnectorOptions,
   TDeleteOutcome,
   TFindOutcome,
+  TMediaVideo,
   TNetworkConnector,
   TPublishedProbe,
   TPublishInput,
@@ -12,6 +13,7 @@ import type {
 } from './connector.js';
 import { classifyHttpError, createHttpClient } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { pendingOutcome, runToEnd, stillProcessing, type TStepResult, waitSince } from './processing-step.js';
 import {
   expandXLinks,
   firstUnclaimed,
@@ -22,7 +24,7 @@ import {
   tooMany,
   windowStart,
 } from './readback-match.js';
-import { createTwitterMedia } from './twitter-media.js';
+import { createTwitterMedia, X_PROCESSING_MAX_WAIT_MS } from './twitter-media.js';
 
 const NETWORK = 'X';
 
@@ -86,6 +88,54 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
     processingWait: options.processingWait,
   });
 
+  /**
+   * The video's media id once X has processed it: uploaded on the first call, then one STATUS read per call
+   * (after X's `check_after_secs`), with the id and the wait's start saved in the segment's progress. The
+   * progress is cleared before the id is answered: the Post call that follows may post, so an interrupted
+   * one is read back, never resumed into a second Post. https://docs.x.com/x-api/media/quickstart/media-upload-chunked
+   */
+  async function videoReady(input: TPublishInput, video: TMediaVideo) {
+    const { account } = input;
+    return runToEnd<string>(input.progress, async (progress) => {
+      const saved = progress.saved?.xMediaId ? progress.saved : null;
+      let id = saved?.xMediaId;
+      let info: Awaited<ReturnType<typeof media.videoStatus>>;
+      if (id) {
+        info = await media.videoStatus(account, id);
+      } else {
+        const uploaded = await media.uploadVideoUnwaited(account, video);
+        if (!uploaded.ok) return { kind: 'failed', failure: uploaded.failure };
+        id = uploaded.value.id;
+        info = { ok: true, value: uploaded.value.info };
+      }
+      // A failed read keeps the progress: the retry asks about the same media id.
+      if (!info.ok) return { kind: 'failed', failure: info.failure };
+      const found = media.videoState(info.value, video.url);
+      const since = waitSince(saved);
+      const budget = {
+        network: NETWORK,
+        defaults: {
+          intervalMs: found.state === 'pending' ? found.afterMs : 1000,
+          maxWaitMs: X_PROCESSING_MAX_WAIT_MS,
+        },
+        wait: options.processingWait,
+      };
+      const next: TStepResult<string> =
+        found.state === 'ready'
+          ? { kind: 'ready', value: id }
+          : found.state === 'failed'
+            ? { kind: 'failed', failure: found.failure }
+            : stillProcessing(budget, since, `the video ${video.url}`);
+      if (next.kind !== 'pending') {
+        // Ready (the Post call follows) or over (a retry uploads afresh): nothing to resume.
+        if (saved) await progress.save(null);
+        return next;
+      }
+      if (!saved) await progress.save({ xMediaId: id, waitSince: String(since) });
+      return next;
+    });
+  }
+
   return {
     platform: 'twitter',
 
@@ -99,9 +149,11 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
         mediaIds.push(uploaded.value);
       }
       if (input.media?.video) {
-        const uploaded = await media.uploadVideo(account, input.media.video);
-        if (!uploaded.ok) return uploaded;
-        mediaIds.push(uploaded.value);
+        const ready = await videoReady(input, input.media.video);
+        if (ready.kind === 'failed') return { ok: false, failure: ready.failure };
+        // Still processing: the media id is saved, the publisher calls again later (no slot waits).
+        if (ready.kind === 'pending') return pendingOutcome(NETWORK, ready);
+        mediaIds.push(ready.value);
       }
       const body: Record<string, unknown> = { text: input.text };
       if (input.replyTo) body.reply = { in_reply_to_tweet_id: input.replyTo.remoteId };

@@ -31,7 +31,7 @@ beforeAll(async () => {
   connector = createInstagramConnector({
     baseUrl: running.baseUrls.instagram,
     timeoutMs: 2000,
-    processingWait: { intervalMs: 5, maxWaitMs: 500 },
+    processingWait: { intervalMs: 5, maxWaitMs: 10_000 },
   });
 });
 afterAll(() => running.close());

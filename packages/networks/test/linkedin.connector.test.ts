@@ -249,6 +249,33 @@ describe('LinkedIn media (Images and Videos APIs)', () => {
     expect(post?.body).toMatchObject({ content: { media: { id: expect.stringMatching(/^urn:li:video:/) } } });
   });
 
+  it('with kept progress, answers pending while the video processes and posts it on the next call, uploaded once', async () => {
+    const progress = {
+      saved: null as Record<string, string> | null,
+      save: async (state: Record<string, string> | null) => {
+        progress.saved = state;
+      },
+    };
+    const args = {
+      ...input('resumed', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }),
+      progress,
+    };
+    const first = await connector.publish(args);
+    // No sleep in the call: the URN and the wait's start are saved, and the caller comes back later.
+    expect(first.ok ? null : first.pending).toEqual({ checkAfterMs: 5 });
+    expect(progress.saved).toEqual({
+      video: expect.stringMatching(/^urn:li:video:/),
+      waitSince: expect.any(String),
+    });
+    expect(paths()).not.toContain('POST /linkedin/rest/posts');
+    const second = await connector.publish(args);
+    if (!second.ok) throw new Error(second.failure.message);
+    // Cleared before the post call: an interrupted one is read back, never resumed into a second post.
+    expect(progress.saved).toBeNull();
+    expect(running.sim.requests.filter((r) => r.path.includes('initializeUpload'))).toHaveLength(1);
+    expect(running.sim.requests.filter((r) => r.path === '/linkedin/rest/posts')).toHaveLength(1);
+  });
+
   it('reports a video LinkedIn failed to process as rejected, with its reason, and posts nothing', async () => {
     const outcome = await connector.publish(
       input('broken', { media: { images: [], video: { url: 'https://cdn.example/broken.mp4' } } }),

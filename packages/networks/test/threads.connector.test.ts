@@ -30,7 +30,7 @@ beforeAll(async () => {
   connector = createThreadsConnector({
     baseUrl: running.baseUrls.threads,
     timeoutMs: 2000,
-    processingWait: { intervalMs: 5, maxWaitMs: 500 },
+    processingWait: { intervalMs: 5, maxWaitMs: 10_000 },
   });
 });
 afterAll(() => running.close());

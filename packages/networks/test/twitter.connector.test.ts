@@ -243,6 +243,33 @@ describe('X connector media', () => {
     expect(running.sim.postsOf('twitter')).toHaveLength(1);
   });
 
+  it('with kept progress, answers pending while X processes the video and tweets it on a later call, uploaded once', async () => {
+    const progress = {
+      saved: null as Record<string, string> | null,
+      save: async (state: Record<string, string> | null) => {
+        progress.saved = state;
+      },
+    };
+    const connector = withMedia();
+    const args = {
+      ...input('resumed', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }),
+      progress,
+    };
+    let outcome = await connector.publish(args);
+    // No sleep in the call: the media id and the wait's start are saved, the caller comes back later.
+    expect(outcome.ok ? null : outcome.pending).toEqual({ checkAfterMs: 5 });
+    expect(progress.saved).toEqual({ xMediaId: expect.any(String), waitSince: expect.any(String) });
+    expect(running.sim.postsOf('twitter')).toHaveLength(0);
+    for (let calls = 1; !outcome.ok && outcome.pending && calls < 20; calls += 1) {
+      outcome = await connector.publish(args);
+    }
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    // Cleared before the Post call: an interrupted one is read back, never resumed into a second Post.
+    expect(progress.saved).toBeNull();
+    expect(running.sim.requests.filter((r) => r.path.endsWith('/initialize'))).toHaveLength(1);
+    expect(running.sim.postsOf('twitter')).toHaveLength(1);
+  });
+
   it("reports a video X failed to process as rejected with X's reason, and tweets nothing", async () => {
     const outcome = await withMedia().publish(
       input('broken', { media: { images: [], video: { url: 'https://cdn.example/broken.mp4' } } }),

@@ -20,11 +20,13 @@ export function createQueues(connection: TRedis, queuePrefix: string): TQueues {
 
 // Producers: one function per job, so ids, queues and options come from the catalog only.
 
-export function enqueuePublish(queues: TQueues, postId: string, attempt: number) {
+/** `delayMs`: the reconciler restoring a job whose post waits (media processing, a rate limit) until later. */
+export function enqueuePublish(queues: TQueues, postId: string, attempt: number, delayMs = 0) {
   const payload = JOBS.publish.payload.parse({ postId, attempt });
   return queues.publish.add('publish', payload, {
     ...JOBS.publish.options,
     jobId: JOBS.publish.jobId(payload),
+    ...(delayMs > 0 ? { delay: delayMs } : {}),
   });
 }
 

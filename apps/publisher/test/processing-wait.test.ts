@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TRunningSim } from '@sps/network-sim';
+import { JOBS } from '@sps/queue';
+import request from 'supertest';
+import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
+import { startPublisherProcess, waitUntil } from './support.js';
+
+// DESIGN invariant 10: a post whose Instagram container is still processing holds no worker slot. The
+// connector saves the container id and answers `pending`; the publisher records the wait in PostgreSQL
+// (`posts.wait_until`, the segment's progress) and delays the same publish job; each check is one short run.
+// A Redis flush or a publisher stopped during the wait resumes from PostgreSQL, and the video is posted once.
+
+const PROCESSING_MS = 1_500;
+
+describe('waiting for media processing', () => {
+  let api: TTestApi;
+  let sim: TRunningSim;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    api = await startTestApi({
+      publisher: true,
+      stuckAfterMs: 0,
+      // Every reconcile in this file is asked for (reconcileNow), at the moment the test means.
+      reconcileEveryMs: 3_600_000,
+      processingWait: { intervalMs: 300, maxWaitMs: 60_000 },
+    });
+    sim = api.sim!;
+    const account = await api.account('pro');
+    apiKey = account.apiKey;
+    await api.connect(account.accountId, 'instagram');
+    await api.connect(account.accountId, 'mastodon');
+    // Video containers stay IN_PROGRESS this long after they are made.
+    sim.sim.processingMs.instagram = PROCESSING_MS;
+  });
+  afterAll(() => api.close());
+
+  async function publishVideo(text: string): Promise<{ id: string; jobId: string }> {
+    const created = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(apiKey))
+      .send({
+        content: text,
+        platforms: ['instagram'],
+        media: { images: [], video: { url: `https://cdn.example.com/${text}.mp4` } },
+      });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const res = await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey));
+    expect(res.status).toBe(200);
+    const { publishAttempt } = await api.db.post.findUniqueOrThrow({ where: { id } });
+    return { id, jobId: JOBS.publish.jobId({ postId: id, attempt: publishAttempt }) };
+  }
+
+  /** The wait as PostgreSQL holds it: the container id saved on the segment, the post's wait_until set. */
+  async function waitingInPostgres(id: string): Promise<boolean> {
+    const post = await api.db.post.findUniqueOrThrow({ where: { id } });
+    const segment = await api.db.segmentDelivery.findFirst({ where: { postId: id, platform: 'instagram' } });
+    const meta = segment?.remoteMeta as Record<string, string> | null | undefined;
+    return post.status === 'publishing' && post.waitUntil !== null && Boolean(meta?.container);
+  }
+
+  const jobState = async (jobId: string) => (await api.queues.publish.getJob(jobId))?.getState();
+  const instagramPosts = (text: string) =>
+    sim.sim.postsOf('instagram').filter((p) => p.text === text && !p.deleted);
+  const published = async (id: string) =>
+    (await api.db.post.findUniqueOrThrow({ where: { id } })).status === 'published';
+
+  it('frees the slot while the container processes, then publishes the video once', async () => {
+    const text = `pw-slot-${Date.now()}`;
+    const { id, jobId } = await publishVideo(text);
+    await waitUntil('the wait to be recorded in PostgreSQL', () => waitingInPostgres(id), 10_000, 20);
+    // The job is delayed, not active: no worker slot is held while Instagram processes.
+    await waitUntil(
+      'the publish job to be delayed',
+      async () => (await jobState(jobId)) === 'delayed',
+      5_000,
+      10,
+    );
+    expect(await api.queues.publish.getActiveCount()).toBe(0);
+    expect(instagramPosts(text)).toHaveLength(0);
+    await waitUntil('the video to be published', () => published(id), 20_000);
+    expect(instagramPosts(text)).toHaveLength(1);
+    // One container made: each check resumed the saved one instead of starting again.
+    const creates = sim.sim.requests.filter(
+      (r) =>
+        r.platform === 'instagram' &&
+        r.method === 'POST' &&
+        r.path.endsWith('/media') &&
+        JSON.stringify(r.body).includes(text),
+    );
+    expect(creates).toHaveLength(1);
+  });
+
+  it('resumes the wait from PostgreSQL after Redis loses the job', async () => {
+    const text = `pw-flush-${Date.now()}`;
+    const { id, jobId } = await publishVideo(text);
+    await waitUntil('the wait to be recorded in PostgreSQL', () => waitingInPostgres(id), 10_000, 20);
+    await waitUntil(
+      'the publish job to be delayed',
+      async () => (await jobState(jobId)) === 'delayed',
+      5_000,
+      10,
+    );
+    // Redis flushed: the delayed job is gone.
+    await (await api.queues.publish.getJob(jobId))?.remove();
+    expect(await api.queues.publish.getJob(jobId)).toBeUndefined();
+    const { publishing } = await api.publisher!.reconcileNow();
+    expect(publishing).toBeGreaterThanOrEqual(1);
+    expect(await api.queues.publish.getJob(jobId)).toBeTruthy();
+    await waitUntil('the video to be published', () => published(id), 20_000);
+    expect(instagramPosts(text)).toHaveLength(1);
+  });
+
+  it('a publisher stopped during the wait: the next one resumes it and posts once', async () => {
+    const text = `pw-stop-${Date.now()}`;
+    const { id, jobId } = await publishVideo(text);
+    await waitUntil('the wait to be recorded in PostgreSQL', () => waitingInPostgres(id), 10_000, 20);
+    await waitUntil(
+      'the publish job to be delayed',
+      async () => (await jobState(jobId)) === 'delayed',
+      5_000,
+      10,
+    );
+    await api.stopPublisher();
+    await new Promise((r) => setTimeout(r, PROCESSING_MS));
+    expect(instagramPosts(text)).toHaveLength(0);
+    await api.startPublisher();
+    // A reconcile meanwhile finds the delayed job in place and adds none.
+    await api.publisher!.reconcileNow();
+    await waitUntil('the video to be published', () => published(id), 20_000);
+    expect(instagramPosts(text)).toHaveLength(1);
+  });
+
+  it('a retry-after is kept in PostgreSQL: after Redis loses the job, it comes back delayed to that time', async () => {
+    const text = `pw-429-${Date.now()}`;
+    sim.sim.addFault({
+      platform: 'mastodon',
+      kind: 'rate_limited',
+      retryAfterSeconds: 3,
+      remaining: 1,
+      pathIncludes: '/api/v1/statuses',
+    });
+    const created = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(apiKey))
+      .send({ content: text, platforms: ['mastodon'] });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const askedAt = Date.now();
+    expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
+    const { publishAttempt } = await api.db.post.findUniqueOrThrow({ where: { id } });
+    const jobId = JOBS.publish.jobId({ postId: id, attempt: publishAttempt });
+    await waitUntil(
+      'the retry-after to be recorded',
+      async () => (await api.db.post.findUniqueOrThrow({ where: { id } })).waitUntil !== null,
+      10_000,
+      20,
+    );
+    const { waitUntil: until } = await api.db.post.findUniqueOrThrow({ where: { id } });
+    expect(until!.getTime()).toBeGreaterThanOrEqual(askedAt + 2_000);
+    await waitUntil('the retry to be delayed', async () => (await jobState(jobId)) === 'delayed', 5_000, 10);
+    await (await api.queues.publish.getJob(jobId))?.remove();
+    await api.publisher!.reconcileNow();
+    const readded = await api.queues.publish.getJob(jobId);
+    expect(await readded?.getState()).toBe('delayed');
+    expect((readded?.timestamp ?? 0) + (readded?.delay ?? 0)).toBeGreaterThanOrEqual(until!.getTime() - 50);
+    await waitUntil('the post to be published', () => published(id), 20_000);
+    expect(sim.sim.postsOf('mastodon').filter((p) => p.text === text)).toHaveLength(1);
+  });
+
+  it('SIGKILL of the publisher process during the waits: the restarted one resumes them, each video posted once', async () => {
+    // The real process (apps/publisher/dist/main.js) with short checks; the in-process worker steps aside.
+    await api.stopPublisher();
+    const env = { PROCESSING_CHECK_EVERY: '300ms', PROCESSING_MAX_WAIT: '1m' };
+    const first = startPublisherProcess(api, sim, env);
+    const texts = [0, 1, 2, 3, 4].map((i) => `pw-kill-${i}-${Date.now()}`);
+    const ids: string[] = [];
+    for (const text of texts) ids.push((await publishVideo(text)).id);
+    await waitUntil(
+      'every wait to be recorded in PostgreSQL',
+      async () => (await Promise.all(ids.map(waitingInPostgres))).every(Boolean),
+      30_000,
+      20,
+    );
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    const second = startPublisherProcess(api, sim, env);
+    try {
+      await waitUntil(
+        'every video to be published',
+        async () => (await Promise.all(ids.map(published))).every(Boolean),
+        60_000,
+        100,
+      );
+    } finally {
+      await second.stop();
+    }
+    for (const text of texts) expect(instagramPosts(text)).toHaveLength(1);
+  });
+});
