@@ -5,7 +5,10 @@
 //               for the same second;
 //   neighbours: the same, while BENCH_NEIGHBOURS_VIDEOS Instagram and Threads video posts (half each)
 //               were requested just before, their containers kept IN_PROGRESS by the simulator for
-//               BENCH_NEIGHBOURS_WAIT (default 2m) after they are made.
+//               BENCH_NEIGHBOURS_WAIT (default 2m) after they are made; with BENCH_NEIGHBOURS_SLOW (e.g.
+//               10s) both networks also answer every call that late (a slow network holding its calls).
+// The publisher's env passes through: PUBLISH_NETWORK_SHARE=1 PUBLISH_ACCOUNT_CONCURRENCY=0 turns the
+// fair lanes off for a before/after.
 // Figures: X publish-now latency (publish request -> the simulator storing the post), X due lateness (due
 // second -> stored), each video's time from its publish request to being stored; exactly once for all.
 // Targets (issue 24): publish-now p99 < 2 s, due p99 < 1.5 s, every video out within about 3 minutes
@@ -29,6 +32,8 @@ const VIDEO_ACCOUNTS = Number(process.env.BENCH_NEIGHBOURS_VIDEO_ACCOUNTS ?? 10)
 /** Gives up on a run this long after its due second (what is out by then is reported). */
 const TIMEOUT_MS = parseDuration(process.env.BENCH_NEIGHBOURS_TIMEOUT ?? '12m');
 const RUNS = (process.env.BENCH_NEIGHBOURS_RUNS ?? 'alone,neighbours').split(',');
+/** Optional: Instagram and Threads also answer every call this late (a slow network, not a processing wait). */
+const SLOW_MS = process.env.BENCH_NEIGHBOURS_SLOW ? parseDuration(process.env.BENCH_NEIGHBOURS_SLOW) : 0;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Long enough that every due post exists, and the videos are requested, before the due second.
 const LEAD_MS = process.env.BENCH_NEIGHBOURS_LEAD
@@ -115,6 +120,8 @@ async function runOnce(withNeighbours) {
   await call(simUrl, 'POST', '/__sim/reset');
   await call(simUrl, 'PUT', '/__sim/processing/instagram', { ms: WAIT_MS });
   await call(simUrl, 'PUT', '/__sim/processing/threads', { ms: WAIT_MS });
+  for (const platform of SLOW_MS > 0 ? ['instagram', 'threads'] : [])
+    await call(simUrl, 'POST', '/__sim/faults', { platform, kind: 'slow', delayMs: SLOW_MS, remaining: -1 });
   const url = await freshDatabase('sps_bench_neighbours');
   const db = createDb(url, { poolMax: 4 });
   const xTenants = await tenants(db, X_ACCOUNTS, ['twitter'], 'x');
@@ -236,7 +243,7 @@ async function runOnce(withNeighbours) {
 }
 
 console.log(
-  `neighbours bench: ${NOW} X now, ${DUE} X due over ${X_ACCOUNTS} accounts; ${VIDEOS} videos over ${VIDEO_ACCOUNTS} accounts, processing ${fmt(WAIT_MS / 1000)} s`,
+  `neighbours bench: ${NOW} X now, ${DUE} X due over ${X_ACCOUNTS} accounts; ${VIDEOS} videos over ${VIDEO_ACCOUNTS} accounts, processing ${fmt(WAIT_MS / 1000)} s, calls slowed ${fmt(SLOW_MS / 1000)} s; lanes: share ${process.env.PUBLISH_NETWORK_SHARE ?? 'default'}, account cap ${process.env.PUBLISH_ACCOUNT_CONCURRENCY ?? 'default'}`,
 );
 const results = [];
 for (const run of RUNS) results.push(await runOnce(run === 'neighbours'));
