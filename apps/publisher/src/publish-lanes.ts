@@ -5,9 +5,10 @@ import type { TRedis } from '@sps/queue';
 /**
  * Fair lanes (issue 24): before a network of a post is published, the post takes a place in two lanes.
  *
- * - The network's lane, in this process: at most `networkShare` of the slot pool the job runs in (the
- *   BullMQ worker's PUBLISH_CONCURRENCY, or the prepared posts' in-process slots) publishes to one network
- *   at once, so a network that answers in 30 s or times out leaves the rest of the slots to the others.
+ * - The network's lane, in this process: each network has `networkShare` of the slot pool the job runs in
+ *   (the BullMQ worker's PUBLISH_CONCURRENCY, or the prepared posts' in-process slots) and may borrow idle
+ *   slots beyond it only while a share's worth stays free, so a network that answers in 30 s or times
+ *   out always leaves at least one share of the slots to the others.
  *   Slots belong to a process, so the share is counted in the process: it needs no Redis round trip, grows
  *   with the publishers, and dies with a killed process (nothing to leak).
  * - The account's lane, in Redis (one sorted set per connected account, so a single-key script: safe on a
@@ -108,24 +109,38 @@ export function createAccountLanes(redis: TRedis, prefix: string, options: TLane
 export type TAccountLanes = ReturnType<typeof createAccountLanes>;
 
 /**
- * The lanes of one slot pool: the network's share of `poolSize` in memory, then the account's place in
- * Redis. `acquire` answers null when either is full (nothing is held then).
+ * The lanes of one slot pool: the network's share of `poolSize` in memory (plus idle slots it may borrow),
+ * then the account's place in Redis. `acquire` answers null when either is full (nothing is held then).
  */
 export function createPublishLanes(poolSize: number, options: TLaneOptions, accounts: TAccountLanes | null) {
   const networkLimit = Math.max(1, Math.floor(options.networkShare * poolSize));
   const running = new Map<TPlatform, number>();
-  const give = (platform: TPlatform) => running.set(platform, (running.get(platform) ?? 1) - 1);
+  let total = 0;
+  const give = (platform: TPlatform) => {
+    running.set(platform, (running.get(platform) ?? 1) - 1);
+    total -= 1;
+  };
+  /**
+   * A network always has its share; beyond it, it borrows idle slots as long as a share's worth stays free
+   * for the other networks. So one busy network alone (1,000 X posts due at once) is not held to a quarter
+   * of the slots, while a slow one can never leave the others fewer than `networkLimit` slots.
+   */
+  const takeAccount = async (platform: TPlatform, socialAccountId: string | undefined) =>
+    accounts && socialAccountId
+      ? accounts.acquire(platform, socialAccountId)
+      : { release: async () => undefined };
+  const hasRoom = (platform: TPlatform) =>
+    (running.get(platform) ?? 0) < networkLimit || total + 1 <= poolSize - networkLimit;
   return {
     networkLimit,
     async acquire(platform: TPlatform, socialAccountId: string | undefined): Promise<TLanePlace | null> {
-      if ((running.get(platform) ?? 0) >= networkLimit) return null;
+      if (networkLimit >= poolSize) return takeAccount(platform, socialAccountId);
+      if (!hasRoom(platform)) return null;
       running.set(platform, (running.get(platform) ?? 0) + 1);
+      total += 1;
       let place: TLanePlace | null;
       try {
-        place =
-          accounts && socialAccountId
-            ? await accounts.acquire(platform, socialAccountId)
-            : { release: async () => undefined };
+        place = await takeAccount(platform, socialAccountId);
       } catch (error) {
         give(platform);
         throw error;

@@ -81,6 +81,19 @@ describe('lanes: the account lease in Redis', () => {
     expect(await lanes.acquire('instagram', undefined)).not.toBeNull();
     await second?.release();
   });
+
+  it('lets a network borrow idle slots while a share stays free for the others', async () => {
+    // 8 slots, a quarter each: 2 of its own, borrowing up to 6 while the pool is otherwise idle.
+    const lanes = createPublishLanes(8, { ...LANES, networkShare: 0.25, accountCap: 0 }, null);
+    const taken = [];
+    for (let i = 0; i < 6; i += 1) taken.push(await lanes.acquire('twitter', undefined));
+    expect(taken.every((p) => p !== null)).toBe(true);
+    expect(await lanes.acquire('twitter', undefined)).toBeNull();
+    // The share kept free is the other networks' own.
+    expect(await lanes.acquire('mastodon', undefined)).not.toBeNull();
+    expect(await lanes.acquire('mastodon', undefined)).not.toBeNull();
+    expect(await lanes.acquire('mastodon', undefined)).toBeNull();
+  });
 });
 
 describe('lanes: the publisher process', () => {
