@@ -40,7 +40,7 @@ const ZPublisherEnv = ZCommonEnv.extend({
    * A job whose lane is full goes back to delayed for a quarter of how long it has waited, at least this
    * long and at most ten times this (±25 %).
    */
-  PUBLISH_LANE_RETRY: ZDuration.default(parseDuration('500ms')),
+  PUBLISH_LANE_RETRY: ZDuration.default(parseDuration('200ms')),
   /** Per network call. */
   NETWORK_TIMEOUT: ZDuration.default(parseDuration('30s')),
   /** First retry delay of a transient network failure; doubles per attempt, capped at 5 minutes. */

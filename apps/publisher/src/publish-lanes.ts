@@ -53,7 +53,7 @@ export const DEFAULT_LANES: TLaneOptions = {
   networkShare: 0.25,
   accountCap: 25,
   leaseMs: 30_000,
-  retryMs: 500,
+  retryMs: 200,
 };
 
 /** A place taken in both lanes; `release` gives both back (idempotent). */

@@ -46,7 +46,7 @@ describe('publisher env: fair lanes', () => {
     expect(env.PUBLISH_NETWORK_SHARE).toBe(0.25);
     expect(env.PUBLISH_ACCOUNT_CONCURRENCY).toBe(25);
     expect(env.PUBLISH_LANE_LEASE).toBe(30_000);
-    expect(env.PUBLISH_LANE_RETRY).toBe(500);
+    expect(env.PUBLISH_LANE_RETRY).toBe(200);
   });
 
   it('refuses a share outside (0, 1] and a negative cap, naming the variable', () => {
