@@ -11,7 +11,7 @@ import type {
   TRemoteRef,
 } from './connector.js';
 import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
-import { createLinkedInMedia, LINKEDIN_VIDEO_WAIT } from './linkedin-media.js';
+import { createLinkedInMedia, LINKEDIN_IMAGE_WAIT, LINKEDIN_VIDEO_WAIT } from './linkedin-media.js';
 import { createMediaFetcher } from './media-fetch.js';
 import { pendingOutcome, runToEnd, stillProcessing, waitSince } from './processing-step.js';
 import {
@@ -121,6 +121,10 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
         if (saved) await progress.save(null);
         return { kind: 'ready', value: urn };
       }
+      // A status read that failed (not the video) keeps the URN: the retry asks about the same video.
+      if (found.state === 'failed' && found.failure.kind !== 'rejected') {
+        return { kind: 'failed', failure: found.failure };
+      }
       const next =
         found.state === 'failed'
           ? ({ kind: 'failed', failure: found.failure } as const)
@@ -131,6 +135,55 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
         return next;
       }
       if (!saved) await progress.save({ video: urn, waitSince: String(since) });
+      return next;
+    });
+  }
+
+  /**
+   * The image URNs once LinkedIn has made them AVAILABLE: uploaded and checked on the first call (images are
+   * usually ready at once, and then nothing is saved); those not ready are checked once per later call,
+   * with the URNs and the wait's start saved in the segment's progress. Cleared before the post call.
+   */
+  async function imagesReady(input: TPublishInput, author: string) {
+    const images = input.media?.images ?? [];
+    const budget = { network: NETWORK, defaults: LINKEDIN_IMAGE_WAIT, wait: options.processingWait };
+    return runToEnd<string[]>(input.progress, async (progress) => {
+      const saved = progress.saved?.images ? progress.saved : null;
+      let urns = saved?.images ? saved.images.split(',') : [];
+      if (urns.length !== images.length) {
+        urns = [];
+        for (const image of images) {
+          const uploaded = await media.uploadImage(input.account, author, image.url, { wait: false });
+          if (!uploaded.ok) return { kind: 'failed', failure: uploaded.failure };
+          urns.push(uploaded.value);
+        }
+      }
+      const done = new Set(saved?.available ? saved.available.split(',') : []);
+      for (const [i, urn] of urns.entries()) {
+        if (done.has(urn)) continue;
+        const found = await media.checkImage(input.account, urn, images[i]?.url ?? urn);
+        if (found.state === 'failed') {
+          // Only an image LinkedIn failed to process is uploaded afresh; a failed read keeps the URNs.
+          if (saved && found.failure.kind === 'rejected') await progress.save(null);
+          return { kind: 'failed', failure: found.failure };
+        }
+        if (found.state === 'ready') done.add(urn);
+      }
+      if (done.size === urns.length) {
+        if (saved) await progress.save(null);
+        return { kind: 'ready', value: urns };
+      }
+      const since = waitSince(saved);
+      const next = stillProcessing(budget, since, 'the images');
+      if (next.kind === 'failed') {
+        if (saved) await progress.save(null);
+        return next;
+      }
+      await progress.save({
+        images: urns.join(','),
+        available: [...done].join(','),
+        waitSince: String(since),
+      });
       return next;
     });
   }
@@ -149,13 +202,14 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
       return { ok: true, value: { media: { id: ready.value } } };
     }
     if (images.length === 0) return { ok: true, value: null };
-    const refs: { id: string; altText?: string }[] = [];
-    for (const image of images) {
-      const uploaded = await media.uploadImage(input.account, author, image.url);
-      if (!uploaded.ok) return uploaded;
-      // altText: up to 4086 characters, shown to screen readers (Posts API, Media / MultiImage content).
-      refs.push({ id: uploaded.value, ...(image.altText ? { altText: image.altText.slice(0, 4086) } : {}) });
-    }
+    const ready = await imagesReady(input, author);
+    if (ready.kind === 'failed') return { ok: false, failure: ready.failure };
+    if (ready.kind === 'pending') return { ok: true, value: null, pending: ready };
+    // altText: up to 4086 characters, shown to screen readers (Posts API, Media / MultiImage content).
+    const refs = ready.value.map((id, i) => {
+      const altText = images[i]?.altText;
+      return { id, ...(altText ? { altText: altText.slice(0, 4086) } : {}) };
+    });
     const [only] = refs;
     return {
       ok: true,
