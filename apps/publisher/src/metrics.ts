@@ -6,7 +6,14 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client
 /** How one network's publish of a post ended. */
 export type TPublishOutcome = 'success' | 'failed' | 'unknown';
 /** The network failure behind an outcome; `none` for a success or an outcome with no network failure. */
-export type TPublishFailureKind = 'auth_expired' | 'rate_limited' | 'rejected' | 'transient' | 'none';
+/** `processing`: a check that found the network still processing media (a wait, counted with the retries). */
+export type TPublishFailureKind =
+  | 'auth_expired'
+  | 'rate_limited'
+  | 'rejected'
+  | 'transient'
+  | 'processing'
+  | 'none';
 /** How an outcome was learned: `readback` when a lost answer was replaced by reading the network back. */
 export type TPublishResolution = 'none' | 'readback';
 /** What reading a network back answered (`retry_later`: a failed read or a network still settling). */
@@ -36,7 +43,13 @@ export const noopPublisherMetrics: TPublisherMetrics = {
   readback() {},
 };
 
-const KINDS: ReadonlySet<string> = new Set(['auth_expired', 'rate_limited', 'rejected', 'transient']);
+const KINDS: ReadonlySet<string> = new Set([
+  'auth_expired',
+  'rate_limited',
+  'rejected',
+  'transient',
+  'processing',
+]);
 
 /** A stored `errorKind` as a bounded label value: anything else (unknown, null) is `none`. */
 export function failureKindLabel(kind: string | null | undefined): TPublishFailureKind {

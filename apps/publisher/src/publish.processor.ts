@@ -175,6 +175,7 @@ async function publishNetwork(
     if (!outcome.ok && outcome.pending) {
       // The network is still processing the media: the connector saved where it is and the segment stays
       // `sending` with that progress, which the next call resumes (never a read-back, never a second send).
+      ctx.metrics.publishRetry(platform, 'processing');
       return {
         retry: true,
         processing: true,

@@ -57,3 +57,14 @@ describe('publisher env: fair lanes', () => {
     expect(loadEnv({ PUBLISH_ACCOUNT_CONCURRENCY: '0' }).PUBLISH_ACCOUNT_CONCURRENCY).toBe(0);
   });
 });
+
+describe('publisher env: media processing checks', () => {
+  it("leaves the networks' own cadence unless PROCESSING_CHECK_EVERY / PROCESSING_MAX_WAIT are set", () => {
+    expect(loadEnv({}).PROCESSING_CHECK_EVERY).toBeUndefined();
+    expect(loadEnv({}).PROCESSING_MAX_WAIT).toBeUndefined();
+    const env = loadEnv({ PROCESSING_CHECK_EVERY: '300ms', PROCESSING_MAX_WAIT: '2m' });
+    expect(env.PROCESSING_CHECK_EVERY).toBe(300);
+    expect(env.PROCESSING_MAX_WAIT).toBe(120_000);
+    expect(() => loadEnv({ PROCESSING_CHECK_EVERY: 'soon' })).toThrow(/PROCESSING_CHECK_EVERY/);
+  });
+});

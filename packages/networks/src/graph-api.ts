@@ -1,8 +1,7 @@
 import type { Got } from 'got';
 import { HTTPError } from 'got';
 import type { TFindOutcome, TNetworkFailure, TProcessingWait, TPublishedProbe } from './connector.js';
-import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
-import { waitForProcessing } from './processing-wait.js';
+import { classifyHttpError } from './http-client.js';
 import {
   firstUnclaimed,
   MAX_READ_PAGES,
@@ -127,44 +126,6 @@ export interface TContainerStatusSpec {
   stateField: 'status_code' | 'status';
   detailField: 'status' | 'error_message';
   wait: TProcessingWait | undefined;
-}
-
-/**
- * Waits until a container is FINISHED: only then may it be published (or used as a carousel item).
- * ERROR and EXPIRED end the wait as `rejected` with Meta's reason; a status read that fails throws.
- */
-export async function waitForContainer(
-  spec: TContainerStatusSpec,
-  containerId: string,
-): Promise<TStep<void>> {
-  const fields = `${spec.stateField},${spec.detailField}`;
-  return waitForProcessing(
-    {
-      network: spec.network,
-      what: `the media container ${containerId}`,
-      defaults: META_CONTAINER_WAIT,
-      wait: spec.wait,
-    },
-    async () => {
-      const body = await spec.http
-        .get(encodeURIComponent(containerId), { searchParams: { fields }, headers: spec.headers })
-        .json<Record<string, unknown>>();
-      const state = body[spec.stateField];
-      if (state === 'FINISHED') return { state: 'ready' };
-      if (state === 'ERROR' || state === 'EXPIRED') {
-        const detail = body[spec.detailField];
-        return {
-          state: 'failed',
-          failure: {
-            kind: 'rejected',
-            body: truncateBody(body),
-            message: `${spec.network} could not prepare the media (${state}${typeof detail === 'string' && detail !== state ? `: ${detail}` : ''}). Check the media and retry.`,
-          },
-        };
-      }
-      return { state: 'pending' };
-    },
-  ).then((outcome) => (outcome.ok ? { ok: true, value: undefined } : outcome));
 }
 
 export interface TGraphListSearch<T extends { id: string }> {

@@ -25,7 +25,8 @@ const MAX_UPLOAD_PARTS = 200;
  * LinkedIn documents no polling cadence; images are usually AVAILABLE within seconds, videos within
  * minutes. These bounds keep a publish from waiting forever; running out is transient (retried).
  */
-const IMAGE_WAIT = { intervalMs: 2_000, maxWaitMs: 60_000 };
+export const LINKEDIN_IMAGE_WAIT = { intervalMs: 2_000, maxWaitMs: 60_000 };
+const IMAGE_WAIT = LINKEDIN_IMAGE_WAIT;
 export const LINKEDIN_VIDEO_WAIT = { intervalMs: 10_000, maxWaitMs: 10 * 60_000 };
 const VIDEO_WAIT = LINKEDIN_VIDEO_WAIT;
 
@@ -95,7 +96,13 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
     };
   }
 
-  async function uploadImage(account: TConnectorAccount, owner: string, url: string): Promise<TStep<string>> {
+  /** `wait: false`: answers the URN once the bytes are up; the connector checks it (`checkImage`). */
+  async function uploadImage(
+    account: TConnectorAccount,
+    owner: string,
+    url: string,
+    opts: { wait?: boolean } = {},
+  ): Promise<TStep<string>> {
     const fetched = await deps.fetchMedia({
       url,
       kind: 'image',
@@ -123,6 +130,7 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
       const uploadUrl = init.value?.uploadUrl;
       if (!image || !uploadUrl) return transient(`${NETWORK} gave no upload URL for an image. Retrying.`);
       await put(account, uploadUrl, bytes, type);
+      if (opts.wait === false) return { ok: true, value: image };
       // A post may only reference the image once it is AVAILABLE.
       const ready = await waitForProcessing(
         { network: NETWORK, what: 'an image', defaults: IMAGE_WAIT, wait: deps.processingWait },
@@ -225,5 +233,14 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
     }
   }
 
-  return { uploadImage, uploadVideo, checkVideo };
+  /** One status read of an uploaded image (`GET /rest/images/{urn}`); a failed read is classified. */
+  async function checkImage(account: TConnectorAccount, urn: string, url: string): Promise<TCheckedVideo> {
+    try {
+      return await statusCheck(account, `rest/images/${encodeURIComponent(urn)}`, `the image ${url}`)();
+    } catch (err) {
+      return { state: 'failed', failure: classify(err) };
+    }
+  }
+
+  return { uploadImage, uploadVideo, checkVideo, checkImage };
 }

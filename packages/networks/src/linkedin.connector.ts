@@ -11,9 +11,10 @@ import type {
   TRemoteRef,
 } from './connector.js';
 import { classifyHttpError, createHttpClient, type TStep } from './http-client.js';
-import { createLinkedInMedia, LINKEDIN_VIDEO_WAIT } from './linkedin-media.js';
+import { createLinkedInMedia } from './linkedin-media.js';
+import { createLinkedInWaits } from './linkedin-waits.js';
 import { createMediaFetcher } from './media-fetch.js';
-import { pendingOutcome, runToEnd, stillProcessing, waitSince } from './processing-step.js';
+import { pendingOutcome } from './processing-step.js';
 import {
   firstUnclaimed,
   inWindow,
@@ -99,41 +100,7 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
     };
   }
 
-  /**
-   * The video's URN once LinkedIn has processed it: uploaded on the first call, then checked once per call
-   * with the URN and the wait's start saved in the segment's progress (no worker slot waits). The progress
-   * is cleared before the URN is answered: the post call that follows may post, so an interrupted one is
-   * settled by a read-back, never by resuming.
-   */
-  async function videoReady(input: TPublishInput, author: string, url: string) {
-    const budget = { network: NETWORK, defaults: LINKEDIN_VIDEO_WAIT, wait: options.processingWait };
-    return runToEnd<string>(input.progress, async (progress) => {
-      const saved = progress.saved?.video ? progress.saved : null;
-      let urn = saved?.video;
-      if (!urn) {
-        const uploaded = await media.uploadVideo(input.account, author, url, { wait: false });
-        if (!uploaded.ok) return { kind: 'failed', failure: uploaded.failure };
-        urn = uploaded.value;
-      }
-      const since = waitSince(saved);
-      const found = await media.checkVideo(input.account, urn, url);
-      if (found.state === 'ready') {
-        if (saved) await progress.save(null);
-        return { kind: 'ready', value: urn };
-      }
-      const next =
-        found.state === 'failed'
-          ? ({ kind: 'failed', failure: found.failure } as const)
-          : stillProcessing(budget, since, `the video ${url}`);
-      // A failed or timed-out video is uploaded afresh by the next attempt.
-      if (next.kind === 'failed') {
-        if (saved) await progress.save(null);
-        return next;
-      }
-      if (!saved) await progress.save({ video: urn, waitSince: String(since) });
-      return next;
-    });
-  }
+  const { videoReady, imagesReady } = createLinkedInWaits(media, options.processingWait);
 
   /** Uploads the post's media and returns the Posts API `content` for it (none for a text post). */
   async function content(
@@ -149,13 +116,14 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
       return { ok: true, value: { media: { id: ready.value } } };
     }
     if (images.length === 0) return { ok: true, value: null };
-    const refs: { id: string; altText?: string }[] = [];
-    for (const image of images) {
-      const uploaded = await media.uploadImage(input.account, author, image.url);
-      if (!uploaded.ok) return uploaded;
-      // altText: up to 4086 characters, shown to screen readers (Posts API, Media / MultiImage content).
-      refs.push({ id: uploaded.value, ...(image.altText ? { altText: image.altText.slice(0, 4086) } : {}) });
-    }
+    const ready = await imagesReady(input, author);
+    if (ready.kind === 'failed') return { ok: false, failure: ready.failure };
+    if (ready.kind === 'pending') return { ok: true, value: null, pending: ready };
+    // altText: up to 4086 characters, shown to screen readers (Posts API, Media / MultiImage content).
+    const refs = ready.value.map((id, i) => {
+      const altText = images[i]?.altText;
+      return { id, ...(altText ? { altText: altText.slice(0, 4086) } : {}) };
+    });
     const [only] = refs;
     return {
       ok: true,

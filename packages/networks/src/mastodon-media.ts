@@ -27,6 +27,39 @@ export interface TMastodonMediaItem {
 
 const fail = (failure: TNetworkFailure): { ok: false; failure: TNetworkFailure } => ({ ok: false, failure });
 
+/** The longest wait for an attachment of this kind (images a minute, videos ten). */
+export const mastodonProcessingBudget = (kind: TMastodonMediaItem['kind']) =>
+  kind === 'image' ? IMAGE_WAIT : VIDEO_WAIT;
+
+/**
+ * One `GET /api/v1/media/:id`: 206 Partial Content while processing, 200 once processed, 422 when the
+ * server could not process it. https://docs.joinmastodon.org/methods/media/#get
+ */
+export async function mastodonMediaState(
+  http: Got,
+  headers: Record<string, string>,
+  id: string,
+  item: TMastodonMediaItem,
+): Promise<TProcessingCheck> {
+  try {
+    const status = await http.get(`api/v1/media/${encodeURIComponent(id)}`, { headers });
+    return status.statusCode === 200 ? { state: 'ready' } : { state: 'pending' };
+  } catch (err) {
+    if (err instanceof HTTPError && err.response.statusCode === 422) {
+      return {
+        state: 'failed',
+        failure: {
+          kind: 'rejected',
+          status: 422,
+          body: truncateBody(err.response.body),
+          message: `${NETWORK} could not process the ${item.kind} ${shown(item.url)}: ${truncateBody(err.response.body)}. Check the file and retry.`,
+        },
+      };
+    }
+    throw err;
+  }
+}
+
 /**
  * Uploads one attachment with `POST /api/v2/media` and returns its id once the server has processed it:
  * a 202 (still processing) is checked with `GET /api/v1/media/:id` until it answers 200, because a
@@ -45,7 +78,9 @@ export function createMastodonMedia(deps: TMastodonMediaDeps) {
     account: TConnectorAccount,
     item: TMastodonMediaItem,
     limits: TMastodonLimits,
-  ): Promise<TStep<string>> {
+    /** `wait: false`: a 202 answers the id at once, marked `processing` (the connector checks it later). */
+    opts: { wait?: boolean } = {},
+  ): Promise<TStep<string> & { processing?: boolean }> {
     const accept = limits.supportedMimeTypes?.filter((t) => t.startsWith(`${item.kind}/`));
     const downloaded = await deps.fetchMedia({
       url: item.url,
@@ -68,31 +103,13 @@ export function createMastodonMedia(deps: TMastodonMediaDeps) {
         return fail({ kind: 'transient', message: `${NETWORK} gave no media id. Retrying.` });
       }
       if (res.statusCode !== 202) return { ok: true, value: id };
-      const check = async (): Promise<TProcessingCheck> => {
-        try {
-          const status = await http.get(`api/v1/media/${encodeURIComponent(id)}`, { headers });
-          // 206 Partial Content: still processing; 200: processed, with its url.
-          return status.statusCode === 200 ? { state: 'ready' } : { state: 'pending' };
-        } catch (err) {
-          if (err instanceof HTTPError && err.response.statusCode === 422) {
-            return {
-              state: 'failed',
-              failure: {
-                kind: 'rejected',
-                status: 422,
-                body: truncateBody(err.response.body),
-                message: `${NETWORK} could not process the ${item.kind} ${shown(item.url)}: ${truncateBody(err.response.body)}. Check the file and retry.`,
-              },
-            };
-          }
-          throw err;
-        }
-      };
+      if (opts.wait === false) return { ok: true, value: id, processing: true };
+      const check = () => mastodonMediaState(http, headers, id, item);
       const ready = await waitForProcessing(
         {
           network: NETWORK,
           what: `the ${item.kind} ${shown(item.url)}`,
-          defaults: item.kind === 'image' ? IMAGE_WAIT : VIDEO_WAIT,
+          defaults: mastodonProcessingBudget(item.kind),
           wait: deps.processingWait,
         },
         check,

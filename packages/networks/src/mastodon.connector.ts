@@ -14,9 +14,15 @@ import type {
 } from './connector.js';
 import { classifyHttpError } from './http-client.js';
 import { createInstanceCache, mastodonClientFor, type TInstanceCacheOptions } from './mastodon-instance.js';
-import { createMastodonMedia, type TMastodonMediaItem } from './mastodon-media.js';
+import {
+  createMastodonMedia,
+  mastodonMediaState,
+  mastodonProcessingBudget,
+  type TMastodonMediaItem,
+} from './mastodon-media.js';
 import { localMentions, mastodonStatusText } from './mastodon-text.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { pendingOutcome, runToEnd, stillProcessing, waitSince } from './processing-step.js';
 import {
   firstUnclaimed,
   inWindow,
@@ -92,6 +98,77 @@ export function createMastodonConnector(
   const clientFor = (account: TConnectorAccount) => mastodonClientFor(account, options, clients, timeoutMs);
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
 
+  /**
+   * The status's attachment ids once the server has processed them: uploaded on the first call; a 202 is
+   * then checked once per call, with the ids and the wait's start saved in the segment's progress. Cleared
+   * before the status is posted: an interrupted post is settled by its Idempotency-Key or a read-back.
+   */
+  async function attachments(
+    http: Got,
+    input: TPublishInput,
+    items: TMastodonMediaItem[],
+    limits: Parameters<typeof upload>[3],
+  ) {
+    const headers = auth(input.account);
+    return runToEnd<string[]>(input.progress, async (progress) => {
+      const saved = progress.saved?.mediaIds ? progress.saved : null;
+      const ids = saved?.mediaIds ? saved.mediaIds.split(',') : [];
+      let waiting = new Set(saved?.processing ? saved.processing.split(',') : []);
+      if (!saved || ids.length !== items.length) {
+        ids.length = 0;
+        waiting = new Set();
+        for (const item of items) {
+          const uploaded = await upload(http, input.account, item, limits, { wait: false });
+          if (!uploaded.ok) return { kind: 'failed', failure: uploaded.failure };
+          ids.push(uploaded.value);
+          if (uploaded.processing) waiting.add(uploaded.value);
+        }
+      } else {
+        for (const [i, id] of ids.entries()) {
+          const item = items[i];
+          if (!item || !waiting.has(id)) continue;
+          let found: Awaited<ReturnType<typeof mastodonMediaState>>;
+          try {
+            found = await mastodonMediaState(http, headers, id, item);
+          } catch (err) {
+            // A status read posts nothing: never an unknown outcome. The ids stay for the retry.
+            const { outcomeUnknown: _ignored, ...failure } = classify(err);
+            return { kind: 'failed', failure };
+          }
+          if (found.state === 'failed') {
+            await progress.save(null);
+            return { kind: 'failed', failure: found.failure };
+          }
+          if (found.state === 'ready') waiting.delete(id);
+        }
+      }
+      if (waiting.size === 0) {
+        if (saved) await progress.save(null);
+        return { kind: 'ready', value: ids };
+      }
+      const slowest = items.some((item, i) => item.kind === 'video' && waiting.has(ids[i] ?? ''))
+        ? 'video'
+        : 'image';
+      const since = waitSince(saved);
+      const budget = {
+        network: NETWORK,
+        defaults: mastodonProcessingBudget(slowest),
+        wait: options.processingWait,
+      };
+      const next = stillProcessing(budget, since, `the attached ${slowest}`);
+      if (next.kind === 'failed') {
+        if (saved) await progress.save(null);
+        return next;
+      }
+      await progress.save({
+        mediaIds: ids.join(','),
+        processing: [...waiting].join(','),
+        waitSince: String(since),
+      });
+      return next;
+    });
+  }
+
   return {
     platform: 'mastodon',
 
@@ -131,12 +208,11 @@ export function createMastodonConnector(
           },
         };
       }
-      const mediaIds: string[] = [];
-      for (const item of items) {
-        const uploaded = await upload(http, account, item, limits);
-        if (!uploaded.ok) return uploaded;
-        mediaIds.push(uploaded.value);
-      }
+      const attached = await attachments(http, input, items, limits);
+      if (attached.kind === 'failed') return { ok: false, failure: attached.failure };
+      // Still processing: the ids are saved, the publisher calls again later (no slot waits).
+      if (attached.kind === 'pending') return pendingOutcome(NETWORK, attached);
+      const mediaIds = attached.value;
       const body: Record<string, unknown> = { status: input.text };
       if (input.replyTo) body.in_reply_to_id = input.replyTo.remoteId;
       if (mediaIds.length > 0) body.media_ids = mediaIds;

@@ -243,6 +243,36 @@ describe('Mastodon connector media and instance limits', () => {
     expect(running.sim.getPost('mastodon', outcome.remoteId)?.media).toHaveLength(1);
   });
 
+  it('with kept progress, answers pending while the video is processed and posts on a later call, uploaded once', async () => {
+    const progress = {
+      saved: null as Record<string, string> | null,
+      save: async (state: Record<string, string> | null) => {
+        progress.saved = state;
+      },
+    };
+    const connector = withMedia();
+    const args = {
+      ...input('resumed', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }),
+      progress,
+    };
+    let outcome = await connector.publish(args);
+    // No sleep in the call: the ids and the wait's start are saved, the caller comes back later.
+    expect(outcome.ok ? null : outcome.pending).toEqual({ checkAfterMs: 5 });
+    expect(progress.saved).toEqual({
+      mediaIds: expect.any(String),
+      processing: expect.any(String),
+      waitSince: expect.any(String),
+    });
+    for (let calls = 1; !outcome.ok && outcome.pending && calls < 20; calls += 1) {
+      outcome = await connector.publish(args);
+    }
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    // Cleared before the status: an interrupted post is settled by its Idempotency-Key or a read-back.
+    expect(progress.saved).toBeNull();
+    expect(paths().filter((p) => p === 'POST /mastodon/api/v2/media')).toHaveLength(1);
+    expect(running.sim.getPost('mastodon', outcome.remoteId)?.media).toHaveLength(1);
+  });
+
   it('attaches an image processed in the upload request (200) without polling, with its description', async () => {
     const outcome = await withMedia().publish(
       input('pic', {
