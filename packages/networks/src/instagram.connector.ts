@@ -18,6 +18,7 @@ import {
   waitForContainer,
 } from './graph-api.js';
 import { createHttpClient } from './http-client.js';
+import { instagramComment } from './network-comments.js';
 import { sameText } from './readback-match.js';
 
 /**
@@ -141,6 +142,10 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
   return {
     platform: 'instagram',
     async publish(input: TPublishInput): Promise<TPublishOutcome> {
+      // A reply is a comment under the media (a post's first comment).
+      const { replyTo } = input;
+      if (replyTo)
+        return instagramComment(http, { ...input, replyTo }, (id) => permalink(input.account, id), classify);
       const { account, media, text } = input;
       const count = (media?.images.length ?? 0) + (media?.video ? 1 : 0);
       if (!media || count === 0) {
@@ -198,6 +203,7 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
      */
     async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
       const { account } = probe;
+      if (probe.replyTo) return { kind: 'cannot_tell', reason: `${NETWORK} comments are not read back.` };
       return findInGraphList<{ id: string; caption?: string; media_type?: string; permalink?: string }>({
         http,
         headers: headers(account),
