@@ -136,9 +136,8 @@ describe('first comment (first_comment / firstComment)', () => {
       });
     }
     const a = await getA(api, key, ids[2] ?? '');
-    expect((a.platformPostIds?.twitter as { firstComment?: { id: string } }).firstComment?.id).toBe(
-      simPosts(api, 'twitter', `${m} comment`)[0]?.remoteId,
-    );
+    const twitter = a.platformPostIds?.twitter as { firstComment?: { id: string } } | undefined;
+    expect(twitter?.firstComment?.id).toBe(simPosts(api, 'twitter', `${m} comment`)[0]?.remoteId);
   });
 
   it('replies to the last segment of a thread (X), and comments under the main post (LinkedIn)', async () => {
