@@ -81,7 +81,7 @@ describe('first comment (first_comment / firstComment)', () => {
         .set(bearer(key))
         .send({ platforms: ['linkedin', 'tiktok'], first_comment: null });
       expect(cleared.status).toBe(200);
-      expect(cleared.body.first_comment).toBeNull();
+      expect(cleared.body.first_comment).toBeUndefined();
     });
 
     it('A: refuses a firstComment over LinkedIn comment limit, naming firstComment', async () => {

@@ -64,7 +64,7 @@ export function presentPostA(post: TPostRecord) {
     mediaUrls: mediaListA(post.media),
     segments: (post.segments ?? []).map((s) => ({ content: s.content, mediaUrls: mediaListA(s.media) })),
     poll: post.poll,
-    firstComment: post.firstComment,
+    ...(post.firstComment !== null ? { firstComment: post.firstComment } : {}),
   };
 }
 export type TPostViewA = ReturnType<typeof presentPostA>;
@@ -124,8 +124,8 @@ export const ZPostViewA = z.object({
   poll: z.object({ options: z.array(z.string()), durationMinutes: z.int() }).nullable(),
   firstComment: z
     .string()
-    .nullable()
-    .meta({ description: 'Posted once the post and its thread are out; null for none.' }),
+    .optional()
+    .meta({ description: 'Posted once the post and its thread are out; absent for none.' }),
 });
 presentPostA satisfies (post: TPostRecord) => z.output<typeof ZPostViewA>;
 

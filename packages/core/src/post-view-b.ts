@@ -80,7 +80,8 @@ export function presentPostB(post: TPostRecord) {
     segments: post.segments
       ? post.segments.map((s) => ({ content: s.content, media_urls: mediaUrls(s.media) }))
       : null,
-    first_comment: post.firstComment,
+    // Only on a post that has one: the spec's Post keeps its exact keys otherwise.
+    ...(post.firstComment !== null ? { first_comment: post.firstComment } : {}),
     platform_results: platformResults(post.targets),
     created_at: post.createdAt.toISOString(),
     updated_at: post.updatedAt.toISOString(),
@@ -128,8 +129,8 @@ export const ZPostViewB = z.object({
     .meta({ description: 'Thread replies; null for a single post.' }),
   first_comment: z
     .string()
-    .nullable()
-    .meta({ description: 'Posted once the post and its thread are out; null for none.' }),
+    .optional()
+    .meta({ description: 'Posted once the post and its thread are out; absent for none.' }),
   platform_results: z
     .partialRecord(z.enum(PLATFORMS), ZPlatformResultB)
     .nullable()

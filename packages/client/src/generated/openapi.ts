@@ -20,7 +20,7 @@ export interface paths {
         put?: never;
         /**
          * Create a post (draft, scheduled, queued, pending approval, or published now)
-         * @description Accepts the snake_case aliases `scheduled_for`, `queue_status` and `media`. With `published: true` the post is published before the answer and `publishResults` lists each network. `firstComment` is posted after the post and its thread (a comment on linkedin, a reply to the last post elsewhere); over a network's limit (linkedin comments 1,250 characters) it is 400 `VALIDATION_ERROR` naming `firstComment`.
+         * @description Accepts the snake_case aliases `scheduled_for`, `queue_status` and `media`. With `published: true` the post is published before the answer and `publishResults` lists each network. `firstComment` is posted after the post and its thread (a comment on linkedin, a reply to the last post elsewhere); over a network's limit (linkedin comments 1,250 characters) it is 400 naming `firstComment`.
          */
         post: operations["createPostA"];
         delete?: never;
@@ -889,8 +889,8 @@ export interface components {
                 options: string[];
                 durationMinutes: number;
             } | null;
-            /** @description Posted once the post and its thread are out; null for none. */
-            firstComment: string | null;
+            /** @description Posted once the post and its thread are out; absent for none. */
+            firstComment?: string;
         };
         PublishResultA: {
             /** @enum {string} */
@@ -953,8 +953,8 @@ export interface components {
                 content: string;
                 media_urls: string[];
             }[] | null;
-            /** @description Posted once the post and its thread are out; null for none. */
-            first_comment: string | null;
+            /** @description Posted once the post and its thread are out; absent for none. */
+            first_comment?: string;
             /** @description Per network, filled in as each network completes. */
             platform_results: {
                 [key: string]: {
