@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { graphError } from './graph-sim.js';
+import { graphError, graphList, graphTime } from './graph-sim.js';
 import { answerOrHang, type SimState } from './sim-state.js';
 
 // Comments under a post that a post's first comment makes on Instagram and YouTube (Facebook and LinkedIn
@@ -54,6 +54,20 @@ export function registerInstagramCommentsSim(
       idempotencyKey: null,
     });
     answerOrHang(res, () => res.json({ id }));
+  });
+
+  // The media's comments, newest first, with Graph paging.
+  api.get('/:mediaId/comments', (req, res) => {
+    const mediaId = req.params.mediaId ?? '';
+    const comments = sim
+      .postsOf('instagram')
+      .filter((p) => p.replyTo === mediaId && !p.deleted)
+      .reverse();
+    graphList(req, res, comments, (p, fields) => ({
+      id: p.remoteId,
+      ...(fields.has('text') ? { text: p.text } : {}),
+      ...(fields.has('timestamp') ? { timestamp: graphTime(p.at) } : {}),
+    }));
   });
 }
 

@@ -6,15 +6,16 @@ import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import { startPublisherProcess, type TPublisherProcess, waitUntil } from './support.js';
 
 // The real publisher process killed (SIGKILL) while a post's first comment is out and its answer is not
-// back, then restarted: the comment is read back (X) or resent under its idempotency key (Mastodon), and
-// reaches each network exactly once, under the post it belongs to.
+// back, then restarted: the comment is read back (X, Instagram) or resent under its idempotency key
+// (Mastodon), and reaches each network exactly once, under the post it belongs to.
 
 /** The call that creates a post, and so a reply (the first comment), per network. */
 const CREATE_PATH: Partial<Record<TPlatform, string>> = {
   twitter: '/2/tweets',
   mastodon: '/api/v1/statuses',
 };
-const NETWORKS = Object.keys(CREATE_PATH) as TPlatform[];
+const REPLIES = Object.keys(CREATE_PATH) as TPlatform[];
+const NETWORKS: TPlatform[] = [...REPLIES, 'instagram'];
 
 describe('publisher killed between the post and its first comment', () => {
   let api: TTestApi;
@@ -41,36 +42,47 @@ describe('publisher killed between the post and its first comment', () => {
   it('lands the comment once on each network after a restart', async () => {
     const { apiKey, accountId } = await api.account('pro');
     for (const platform of NETWORKS) await api.connect(accountId, platform);
-    for (const platform of NETWORKS) {
-      const path = CREATE_PATH[platform];
+    // Instagram's comment has its own call: only it is held.
+    sim.sim.addFault({
+      platform: 'instagram',
+      kind: 'hang_after_create',
+      remaining: 1,
+      pathIncludes: '/comments',
+    });
+    for (const platform of REPLIES) {
+      const path = CREATE_PATH[platform] ?? '';
       // The post goes through (a 1 ms wait takes the first create call); the comment is created and its
       // answer never comes, so the process is killed with the comment's row `sending`.
-      sim.sim.addFault({
-        platform,
-        kind: 'slow',
-        delayMs: 1,
-        remaining: 1,
-        ...(path ? { pathIncludes: path } : {}),
-      });
-      sim.sim.addFault({
-        platform,
-        kind: 'hang_after_create',
-        remaining: 1,
-        ...(path ? { pathIncludes: path } : {}),
-      });
+      sim.sim.addFault({ platform, kind: 'slow', delayMs: 1, remaining: 1, pathIncludes: path });
+      sim.sim.addFault({ platform, kind: 'hang_after_create', remaining: 1, pathIncludes: path });
     }
     const first = start();
     const text = `kill-comment-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await request(api.app)
-      .post('/v1/posts')
-      .set(bearer(apiKey))
-      .send({ content: `${text} main`, platforms: NETWORKS, first_comment: text });
-    expect(created.status).toBe(201);
-    const id = created.body.id as string;
-    expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
-
+    const bodies = [
+      { platforms: REPLIES },
+      {
+        platforms: ['instagram'],
+        media: { images: [{ url: 'https://cdn.example.com/1.jpg' }], video: null },
+      },
+    ];
+    const ids: string[] = [];
+    for (const body of bodies) {
+      const created = await request(api.app)
+        .post('/v1/posts')
+        .set(bearer(apiKey))
+        .send({ ...body, content: `${text} main`, first_comment: text });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
+      ids.push(id);
+    }
+    const statusOf = async (id: string) =>
+      (await request(api.app).get(`/v1/posts/${id}`).set(bearer(apiKey))).body.status as string;
     const commentRows = () =>
-      api.db.segmentDelivery.findMany({ where: { postId: id, segmentIndex: FIRST_COMMENT_SEGMENT } });
+      api.db.segmentDelivery.findMany({
+        where: { postId: { in: ids }, segmentIndex: FIRST_COMMENT_SEGMENT },
+      });
+
     await waitUntil(
       'each first comment to be created while its answer is held',
       async () => {
@@ -86,18 +98,20 @@ describe('publisher killed between the post and its first comment', () => {
     );
     first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
-    const atKill = await request(api.app).get(`/v1/posts/${id}`).set(bearer(apiKey));
-    expect(atKill.body.status).toBe('publishing');
+    for (const id of ids) expect(await statusOf(id)).toBe('publishing');
 
     start();
     await waitUntil(
-      'the post to be published after the restart',
-      async () =>
-        (await request(api.app).get(`/v1/posts/${id}`).set(bearer(apiKey))).body.status === 'published',
+      'the posts to be published after the restart',
+      async () => (await Promise.all(ids.map(statusOf))).every((s) => s === 'published'),
       45_000,
       100,
     );
-    const done = await request(api.app).get(`/v1/posts/${id}`).set(bearer(apiKey));
+    const results: Record<string, { first_comment?: unknown }> = {};
+    for (const id of ids) {
+      const done = await request(api.app).get(`/v1/posts/${id}`).set(bearer(apiKey));
+      Object.assign(results, done.body.platform_results);
+    }
     const rows = await commentRows();
     for (const platform of NETWORKS) {
       const comments = commentsOn(platform, text);
@@ -108,7 +122,7 @@ describe('publisher killed between the post and its first comment', () => {
         parent: main?.remoteId,
       });
       expect(rows.find((r) => r.platform === platform)?.status).toBe('sent');
-      expect(done.body.platform_results[platform].first_comment).toEqual({
+      expect(results[platform]?.first_comment).toEqual({
         success: true,
         post_id: comments[0]?.remoteId,
         post_url: expect.any(String),

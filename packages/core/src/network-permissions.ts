@@ -317,6 +317,13 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
       doc: 'https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments',
     },
     {
+      // Reading a first comment back after a lost answer.
+      call: 'read_back_reply',
+      endpoint: 'GET /{ig-media-id}/comments',
+      needs: ['instagram_business_basic', 'instagram_business_manage_comments'],
+      doc: 'https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments',
+    },
+    {
       call: 'read_back',
       endpoint: 'GET /{ig}/media, GET /{media}?fields=permalink',
       needs: ['instagram_business_basic'],

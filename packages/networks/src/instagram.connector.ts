@@ -18,7 +18,7 @@ import {
   waitForContainer,
 } from './graph-api.js';
 import { createHttpClient } from './http-client.js';
-import { instagramComment } from './network-comments.js';
+import { findComment, instagramComment } from './network-comments.js';
 import { sameText } from './readback-match.js';
 
 /**
@@ -203,7 +203,8 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
      */
     async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
       const { account } = probe;
-      if (probe.replyTo) return { kind: 'cannot_tell', reason: `${NETWORK} comments are not read back.` };
+      const { replyTo } = probe;
+      if (replyTo) return findComment(http, headers(account), { ...probe, replyTo }, classify);
       return findInGraphList<{ id: string; caption?: string; media_type?: string; permalink?: string }>({
         http,
         headers: headers(account),

@@ -1,5 +1,14 @@
 import type { Got } from 'got';
-import type { TNetworkFailure, TPublishInput, TPublishOutcome, TRemoteRef } from './connector.js';
+import type {
+  TFindOutcome,
+  TNetworkFailure,
+  TPublishedProbe,
+  TPublishInput,
+  TPublishOutcome,
+  TRemoteRef,
+} from './connector.js';
+import { findInGraphList } from './graph-api.js';
+import { sameText } from './readback-match.js';
 
 // Comments under a post, for a post's first comment on the networks whose replies are comments and whose
 // thread segments are not (Instagram, YouTube). LinkedIn and Facebook comment through their thread path.
@@ -98,3 +107,35 @@ export async function youtubeComment(
 
 /** `comments.delete` (`DELETE /youtube/v3/comments?id=…`). https://developers.google.com/youtube/v3/docs/comments/delete */
 export const YOUTUBE_COMMENTS_PATH = 'youtube/v3/comments';
+
+/**
+ * Reads an Instagram comment back after a lost answer: the media's comments (`GET /{ig-media-id}/comments`,
+ * fields id, text, timestamp; instagram_business_manage_comments), newest first within the probe's window,
+ * matched on the text.
+ * https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments
+ */
+export function findComment(
+  http: Got,
+  headers: Record<string, string>,
+  probe: TPublishedProbe & { replyTo: TRemoteRef },
+  classify: (error: unknown) => TNetworkFailure,
+): Promise<TFindOutcome> {
+  const parent = probe.replyTo;
+  const name = probe.account.accountName.replace(/^@/, '');
+  return findInGraphList<{ id: string; text?: string }>({
+    http,
+    headers,
+    network: 'Instagram',
+    classify,
+    path: `${encodeURIComponent(parent.remoteId)}/comments`,
+    fields: 'id,text,timestamp',
+    probe,
+    matches: (item) => sameText(probe.text, item.text ?? ''),
+    found: (item) => ({
+      kind: 'found',
+      remoteId: item.id,
+      url: `https://www.instagram.com/${name}/`,
+      meta: commentMeta(parent),
+    }),
+  });
+}

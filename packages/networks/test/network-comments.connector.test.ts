@@ -84,19 +84,36 @@ describe('Instagram first comment', () => {
     expect(running.sim.requests).toHaveLength(0);
   });
 
-  it('a comment is not read back: the read-back cannot tell', async () => {
-    const found = await connector().findPublished?.({
+  it('reads a comment back from the media comments (found, or absent)', async () => {
+    const post = await connector().publish({
       account: ig,
-      text: 'first!',
-      replyTo: { remoteId: '1' },
-      root: { remoteId: '1' },
+      text: 'dawn',
+      media: { images: [{ url: 'https://cdn.example/a.jpg' }], video: null },
+      replyTo: null,
+      root: null,
+      idempotencyKey: 'k-dawn',
+    });
+    if (!post.ok) throw new Error(post.failure.message);
+    const made = await connector().publish(comment(ig, 'said once', post.remoteId));
+    if (!made.ok) throw new Error(made.failure.message);
+    const probe = (text: string) => ({
+      account: ig,
+      text,
+      replyTo: { remoteId: post.remoteId },
+      root: { remoteId: post.remoteId },
       mediaCount: 0,
       idempotencyKey: 'k',
       since: new Date(Date.now() - 60_000),
-      until: new Date(),
-      claimed: async () => new Set(),
+      until: new Date(Date.now() + 1000),
+      claimed: async () => new Set<string>(),
     });
-    expect(found?.kind).toBe('cannot_tell');
+    expect(await connector().findPublished?.(probe('said once'))).toEqual({
+      kind: 'found',
+      remoteId: made.remoteId,
+      url: 'https://www.instagram.com/sps.gallery/',
+      meta: { kind: 'comment', parent: post.remoteId },
+    });
+    expect(await connector().findPublished?.(probe('never said'))).toEqual({ kind: 'absent' });
   });
 });
 

@@ -174,7 +174,7 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
     },
     // https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments
     {
-      method: 'POST',
+      method: '*',
       path: re(`${V}/${ID}/comments`),
       needs: ['instagram_business_basic', 'instagram_business_manage_comments'],
     },
