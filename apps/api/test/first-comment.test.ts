@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { fakeMp4, type TPlatform } from '@sps/core';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
+import { mcpClients } from './mcp-helpers.js';
 import { createB, getA, settleB, simPosts, uniqueMarker } from './pipeline-helpers.js';
 
 const COMMENTS: TPlatform[] = ['linkedin', 'facebook', 'instagram', 'youtube'];
@@ -23,6 +24,9 @@ describe('first comment (first_comment / firstComment)', () => {
   let accountId: string;
   let clips: Server;
   let clipUrl: string;
+  let server: Server;
+  let mcpUrl: URL;
+  const mcp = mcpClients(() => mcpUrl);
 
   beforeAll(async () => {
     const clip = Buffer.from(fakeMp4(12, 2048));
@@ -32,8 +36,14 @@ describe('first comment (first_comment / firstComment)', () => {
     api = await startTestApi({ publisher: true });
     ({ apiKey: key, accountId } = await api.account('pro'));
     for (const p of [...COMMENTS, ...REPLIES, 'tiktok', 'discord'] as const) await api.connect(accountId, p);
+    server = await new Promise((resolve) => {
+      const s = api.app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    mcpUrl = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
   });
   afterAll(async () => {
+    await mcp.closeAll();
+    await new Promise((r) => server.close(r));
     await new Promise((resolve) => clips.close(resolve));
     await api.close();
   });
@@ -98,6 +108,29 @@ describe('first comment (first_comment / firstComment)', () => {
       expect(ok.status).toBe(201);
       expect(ok.body.post.firstComment).toBe('see the link');
     });
+  });
+
+  it('MCP create_post and update_post take first_comment with the same checks', async () => {
+    const c = await mcp.client(key);
+    const made = await mcp.call(c, 'create_post', {
+      content: 'from an agent',
+      platforms: ['mastodon'],
+      first_comment: 'more in the replies',
+    });
+    expect(made.isError).toBeFalsy();
+    expect(made.structuredContent?.first_comment).toBe('more in the replies');
+    const refused = await mcp.call(c, 'update_post', {
+      id: made.structuredContent?.id,
+      platforms: ['mastodon', 'telegram'],
+    });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain('first_comment');
+    const long = await mcp.call(c, 'update_post', {
+      id: made.structuredContent?.id,
+      first_comment: 'm'.repeat(501),
+    });
+    expect(long.isError).toBe(true);
+    expect(JSON.stringify(long.content)).toContain('first_comment');
   });
 
   it('lands once on each of the 8 networks after the post, with the right parent', async () => {
