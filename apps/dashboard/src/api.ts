@@ -90,6 +90,7 @@ export interface TPostView {
     video: { url: string; thumbnail_url?: string } | null;
   } | null;
   segments?: { content: string; media_urls?: string[] }[] | null;
+  first_comment?: string;
   platform_results?: Record<string, { success: boolean; post_id?: string; url?: string; error?: string }>;
 }
 

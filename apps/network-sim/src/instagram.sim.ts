@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { registerInstagramCommentsSim } from './comments.sim.js';
 import {
   GRAPH_LATEST_VERSION,
   GRAPH_NOT_READY,
@@ -202,6 +203,8 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
       };
     });
   });
+
+  registerInstagramCommentsSim(api, sim, params);
 
   api.get('/:id', (req, res) => {
     const id = req.params.id ?? '';

@@ -1,5 +1,6 @@
 import { fakeMp4 } from '@sps/core';
 import type { Express, Request, Response, Router } from 'express';
+import { registerYoutubeCommentsSim } from './comments.sim.js';
 import { perSim } from './per-sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 
@@ -308,6 +309,8 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
     });
     res.json({ kind: 'youtube#videoListResponse', items, pageInfo: { totalResults: items.length } });
   });
+
+  registerYoutubeCommentsSim(router, sim);
 
   router.delete('/youtube/v3/videos', (req, res) => {
     const id = typeof req.query.id === 'string' ? req.query.id : '';

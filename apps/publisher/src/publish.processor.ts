@@ -12,6 +12,7 @@ import { parsePayload } from '@sps/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { TPublisherContext } from './context.js';
 import { LaneFullError, type TLanePlace, type TPublishLanes } from './publish-lanes.js';
+import { sendFirstComment } from './first-comment.js';
 import { networkDone, readyToSend } from './publish-steps.js';
 import { resolveUnanswered, settleDoubt, type TUnanswered } from './readback.js';
 import { failTarget, type TNetworkOutcome } from './target-outcomes.js';
@@ -90,6 +91,8 @@ async function publishNetwork(
   // The last segment's answer is written with the network's result, in one statement (see below).
   let lastSent: { index: number; remote: TRemoteRef & { url: string } } | null = null;
   const lastIndex = plan[plan.length - 1]?.segmentIndex;
+  // With a first comment the last segment is recorded before the comment goes out (not with the result).
+  const commentAfter = post.firstComment !== null;
 
   for (const item of plan) {
     const existing = loaded.segments.find(
@@ -187,7 +190,7 @@ async function publishNetwork(
       const { remoteId, url, meta } = outcome;
       // The network's link is input too: only an https URL is kept (a self-hosted instance could answer anything).
       const remote = { remoteId, url: storablePostUrl(url), ...(meta ? { meta } : {}) };
-      if (item.segmentIndex === lastIndex) {
+      if (item.segmentIndex === lastIndex && !commentAfter) {
         // Nothing else runs before the result below, so the mark is written as soon as it would be alone.
         lastSent = { index: item.segmentIndex, remote };
         refs.set(item.segmentIndex, remote);
@@ -213,6 +216,16 @@ async function publishNetwork(
     return handleFailure(ctx, post, platform, item.segmentIndex, outcome.failure, finalAttempt);
   }
 
+  if (commentAfter && lastIndex !== undefined) {
+    const comment = await sendFirstComment(ctx, loaded, platform, {
+      connector,
+      credentials,
+      refs,
+      lastIndex,
+      finalAttempt,
+    });
+    if (comment) return comment.retry;
+  }
   const finalized = await networkDone(ctx, post.id, platform, {
     first: refs.get(0),
     lastSent,

@@ -1,4 +1,4 @@
-import { storablePostUrl, type TPlatform } from '@sps/core';
+import { FIRST_COMMENT_SEGMENT, storablePostUrl, type TPlatform } from '@sps/core';
 import type {
   TConnectorAccount,
   TFindOutcome,
@@ -83,7 +83,12 @@ const minute = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} U
 /** The text a person reads when the service cannot tell: which account, which text, which time window. */
 export function doubtMessage(u: TUnanswered, reason: string, until: Date): string {
   const name = networkName(u.platform);
-  const part = u.segmentIndex === 0 ? 'this post' : `part ${u.segmentIndex + 1} of this post`;
+  const part =
+    u.segmentIndex === 0
+      ? 'this post'
+      : u.segmentIndex === FIRST_COMMENT_SEGMENT
+        ? 'the first comment of this post'
+        : `part ${u.segmentIndex + 1} of this post`;
   return (
     `${name} may or may not have received ${part}: ${reason} ` +
     `Check the ${name} account ${u.account.accountName} for a post with the text "${excerpt(u.text)}" ` +

@@ -6,6 +6,7 @@ export * from './connect-input.js';
 export * from './duration.js';
 export * from './env-schema.js';
 export * from './error-body.js';
+export * from './first-comment.js';
 export * from './idempotency.js';
 export * from './media-env.js';
 export * from './media-library.js';

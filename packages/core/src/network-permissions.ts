@@ -115,6 +115,13 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
       doc: GOOGLE_SCOPES_INSERT,
     },
     {
+      // A post's first comment (commentThreads.insert takes youtube.force-ssl only), and its delete.
+      call: 'reply',
+      endpoint: 'POST /youtube/v3/commentThreads?part=snippet, DELETE /youtube/v3/comments',
+      needs: [YT('youtube.force-ssl')],
+      doc: 'https://developers.google.com/youtube/v3/docs/commentThreads/insert',
+    },
+    {
       call: 'read_back',
       endpoint: 'GET /youtube/v3/videos?part=status (the privacy status the upload got)',
       needs: [YT_READ],
@@ -301,6 +308,20 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
       endpoint: 'POST /{ig}/media, POST /{ig}/media_publish, GET /{container}?fields=status_code',
       needs: ['instagram_business_basic', 'instagram_business_content_publish'],
       doc: 'https://developers.facebook.com/docs/instagram-platform/content-publishing',
+    },
+    {
+      // A post's first comment.
+      call: 'reply',
+      endpoint: 'POST /{ig-media-id}/comments',
+      needs: ['instagram_business_basic', 'instagram_business_manage_comments'],
+      doc: 'https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments',
+    },
+    {
+      // Reading a first comment back after a lost answer.
+      call: 'read_back_reply',
+      endpoint: 'GET /{ig-media-id}/comments',
+      needs: ['instagram_business_basic', 'instagram_business_manage_comments'],
+      doc: 'https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments',
     },
     {
       call: 'read_back',

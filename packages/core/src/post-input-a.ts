@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, type TFieldIssue, validationError } from './app-error.js';
+import { ZFirstComment } from './first-comment.js';
 import { givenQueryValues, pageLimitQuery, pageOffsetQuery } from './list-query-input.js';
 import { type TPlatform, VARIANT_A_PLATFORMS } from './platforms.js';
 import { isVideoUrl, type TMedia, type TPostChanges, type TSegment } from './post-model.js';
@@ -83,6 +84,10 @@ export const ZCreatePostA = z.object(
       .max(24, { error: 'must have at most 24 thread replies' })
       .optional(),
     poll: ZPollA.nullable().optional(),
+    firstComment: ZFirstComment.nullable().optional().meta({
+      description:
+        'Posted once the post and its thread are out: a comment (LinkedIn) or a reply to the last post (X, Threads, Bluesky, Mastodon). null removes it.',
+    }),
   },
   { error: 'the body must be a JSON object' },
 );
@@ -195,6 +200,7 @@ export function parseCreatePostA(body: unknown, now: Date): TPostChanges {
     ...(segments !== undefined ? { segments: segments.length > 0 ? segments : null } : {}),
     ...(input.poll !== undefined ? { poll: input.poll } : {}),
     ...(input.published !== undefined ? { publishNow: input.published } : {}),
+    ...(input.firstComment !== undefined ? { firstComment: input.firstComment } : {}),
     countsTwitterAllowance: true,
   };
 }

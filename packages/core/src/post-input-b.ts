@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validationError } from './app-error.js';
+import { ZFirstComment } from './first-comment.js';
 import { givenQueryValues, pageLimitQuery, pageOffsetQuery } from './list-query-input.js';
 import { PLATFORMS } from './platforms.js';
 import { isVideoUrl, type TMedia, type TPostChanges, type TSegment } from './post-model.js';
@@ -91,6 +92,10 @@ export const ZCreatePostB = z.object(
     scheduled_for: ZOffsetDateTime.optional(),
     media: ZMediaB.nullable().optional(),
     segments: ZSegmentsB.nullable().optional(),
+    first_comment: ZFirstComment.nullable().optional().meta({
+      description:
+        'Posted once the post and its thread are out: a comment on LinkedIn, Facebook, Instagram and YouTube, a reply to the last post on X, Threads, Bluesky and Mastodon; refused (400) for other networks. Its outcome is `platform_results.<platform>.first_comment`.',
+    }),
   },
   { error: 'the body must be a JSON object' },
 );
@@ -103,6 +108,10 @@ export const ZUpdatePostB = z.object(
     scheduled_for: ZOffsetDateTime.nullable().optional(),
     media: ZMediaB.nullable().optional(),
     segments: ZSegmentsB.nullable().optional(),
+    first_comment: ZFirstComment.nullable().optional().meta({
+      description:
+        'Posted once the post and its thread are out: a comment on LinkedIn, Facebook, Instagram and YouTube, a reply to the last post on X, Threads, Bluesky and Mastodon; refused (400) for other networks. Its outcome is `platform_results.<platform>.first_comment`.',
+    }),
   },
   { error: 'the body must be a JSON object' },
 );
@@ -150,6 +159,7 @@ export function parseCreatePostB(body: unknown, now: Date): TPostChanges {
     scheduledFor: input.scheduled_for ?? null,
     media: mediaFromB(input.media ?? null),
     segments: segmentsFromB(input.segments ?? null),
+    firstComment: input.first_comment ?? null,
   };
 }
 
@@ -166,6 +176,7 @@ export function parseUpdatePostB(body: unknown, now: Date): TPostChanges {
     ...(input.scheduled_for !== undefined ? { scheduledFor: input.scheduled_for } : {}),
     ...(input.media !== undefined ? { media: mediaFromB(input.media) } : {}),
     ...(input.segments !== undefined ? { segments: segmentsFromB(input.segments) } : {}),
+    ...(input.first_comment !== undefined ? { firstComment: input.first_comment } : {}),
   };
 }
 

@@ -32,6 +32,16 @@ export interface TTargetRecord {
   error: string | null;
   errorKind: string | null;
   publishedAt: Date | null;
+  /** The first comment's record on this network (a segment row), once it was sent or settled. */
+  firstComment?: TFirstCommentRecord | null;
+}
+
+/** A first comment's outcome on one network, as its segment row holds it. */
+export interface TFirstCommentRecord {
+  status: 'sending' | 'sent' | 'failed' | 'unknown';
+  remoteId: string | null;
+  remoteUrl: string | null;
+  error: string | null;
 }
 
 /** A post as both presenters read it. */
@@ -48,6 +58,8 @@ export interface TPostRecord {
   segments: TSegment[] | null;
   poll: TPoll | null;
   publishAttempt: number;
+  /** Posted after the post and its thread (first-comment.ts); null for none. */
+  firstComment: string | null;
   publishedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -65,6 +77,7 @@ export interface TPostChanges {
   media?: TMedia | null;
   segments?: TSegment[] | null;
   poll?: TPoll | null;
+  firstComment?: string | null;
   queueState?: TQueueState | null;
   /** Variant A `published: true`: publish now. */
   publishNow?: boolean;

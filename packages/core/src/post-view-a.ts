@@ -1,12 +1,19 @@
 import { z } from 'zod';
+import { firstCommentResultA, ZFirstCommentResultA } from './first-comment.js';
 import { PLATFORMS } from './platforms.js';
 import type { TMedia, TPostRecord, TTargetRecord } from './post-model.js';
 import { QUEUE_STATES } from './post-state.js';
 import { RESOLVED_BY_READBACK } from './post-view-b.js';
 
+type TFirstCommentA = { firstComment?: NonNullable<ReturnType<typeof firstCommentResultA>> };
 export type TPlatformPostIdA =
-  | { id: string; url: string; resolvedBy?: 'readback'; note?: string }
-  | { error: string };
+  | ({ id: string; url: string; resolvedBy?: 'readback'; note?: string } & TFirstCommentA)
+  | ({ error: string } & TFirstCommentA);
+
+function firstCommentOf(t: TTargetRecord): TFirstCommentA {
+  const result = firstCommentResultA(t.firstComment);
+  return result ? { firstComment: result } : {};
+}
 
 const resolvedBy = (t: TTargetRecord) =>
   t.errorKind === RESOLVED_BY_READBACK ? { resolvedBy: 'readback' as const } : {};
@@ -26,9 +33,15 @@ function platformPostIds(targets: TTargetRecord[]): Record<string, TPlatformPost
   const out: Record<string, TPlatformPostIdA> = {};
   for (const t of targets) {
     if (t.status === 'succeeded' && t.remotePostId)
-      out[t.platform] = { id: t.remotePostId, url: t.remoteUrl ?? '', ...resolvedBy(t), ...noteOf(t) };
+      out[t.platform] = {
+        id: t.remotePostId,
+        url: t.remoteUrl ?? '',
+        ...resolvedBy(t),
+        ...noteOf(t),
+        ...firstCommentOf(t),
+      };
     else if ((t.status === 'failed' || t.status === 'unknown') && t.error)
-      out[t.platform] = { error: t.error };
+      out[t.platform] = { error: t.error, ...firstCommentOf(t) };
   }
   return Object.keys(out).length > 0 ? out : null;
 }
@@ -51,6 +64,7 @@ export function presentPostA(post: TPostRecord) {
     mediaUrls: mediaListA(post.media),
     segments: (post.segments ?? []).map((s) => ({ content: s.content, mediaUrls: mediaListA(s.media) })),
     poll: post.poll,
+    ...(post.firstComment !== null ? { firstComment: post.firstComment } : {}),
   };
 }
 export type TPostViewA = ReturnType<typeof presentPostA>;
@@ -63,6 +77,7 @@ export function presentPublishResultA(target: TTargetRecord) {
     ...(success && target.remoteUrl ? { postUrl: target.remoteUrl } : {}),
     ...(success ? { ...resolvedBy(target), ...noteOf(target) } : {}),
     ...(!success && target.error ? { error: target.error } : {}),
+    ...firstCommentOf(target),
   };
 }
 
@@ -81,8 +96,14 @@ const ZNoteA = z.string().optional().meta({
 });
 
 export const ZPlatformPostIdA = z.union([
-  z.object({ id: z.string(), url: z.string(), resolvedBy: ZResolvedByA, note: ZNoteA }),
-  z.object({ error: z.string() }),
+  z.object({
+    id: z.string(),
+    url: z.string(),
+    resolvedBy: ZResolvedByA,
+    note: ZNoteA,
+    firstComment: ZFirstCommentResultA.optional(),
+  }),
+  z.object({ error: z.string(), firstComment: ZFirstCommentResultA.optional() }),
 ]);
 
 export const ZPostViewA = z.object({
@@ -101,6 +122,10 @@ export const ZPostViewA = z.object({
   mediaUrls: z.array(ZMediaViewA),
   segments: z.array(z.object({ content: z.string(), mediaUrls: z.array(ZMediaViewA) })),
   poll: z.object({ options: z.array(z.string()), durationMinutes: z.int() }).nullable(),
+  firstComment: z
+    .string()
+    .optional()
+    .meta({ description: 'Posted once the post and its thread are out; absent for none.' }),
 });
 presentPostA satisfies (post: TPostRecord) => z.output<typeof ZPostViewA>;
 
@@ -111,5 +136,6 @@ export const ZPublishResultA = z.object({
   resolvedBy: ZResolvedByA,
   note: ZNoteA,
   error: z.string().optional().meta({ description: 'What failed and what to do next.' }),
+  firstComment: ZFirstCommentResultA.optional(),
 });
 presentPublishResultA satisfies (target: TTargetRecord) => z.output<typeof ZPublishResultA>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { firstCommentResultB, ZFirstCommentResultB } from './first-comment.js';
 import { PLATFORMS } from './platforms.js';
 import type { TMedia, TPostRecord, TTargetRecord } from './post-model.js';
 import { POST_STATUSES } from './post-state.js';
@@ -24,15 +25,27 @@ function mediaUrls(media: TMedia | null): string[] {
   return media.video ? [media.video.url] : media.images.map((i) => i.url);
 }
 
+type TFirstCommentB = { first_comment?: NonNullable<ReturnType<typeof firstCommentResultB>> };
 export type TPlatformResultB =
-  | { success: true; post_id: string; post_url: string; resolved_by?: 'readback'; note?: string }
-  | { success: false; error: string };
+  | ({
+      success: true;
+      post_id: string;
+      post_url: string;
+      resolved_by?: 'readback';
+      note?: string;
+    } & TFirstCommentB)
+  | ({ success: false; error: string } & TFirstCommentB);
 
 /**
  * A success whose answer was lost and was learned by reading the network back carries `errorKind`
  * `readback` on its target (README, Decisions); shown as `resolved_by` / `resolvedBy`.
  */
 export const RESOLVED_BY_READBACK = 'readback';
+
+function firstCommentOf(t: TTargetRecord): TFirstCommentB {
+  const result = firstCommentResultB(t.firstComment);
+  return result ? { first_comment: result } : {};
+}
 
 /** Only finished networks appear: results fill in as each network completes. */
 function platformResults(targets: TTargetRecord[]): Record<string, TPlatformResultB> | null {
@@ -46,9 +59,10 @@ function platformResults(targets: TTargetRecord[]): Record<string, TPlatformResu
         ...(t.errorKind === RESOLVED_BY_READBACK ? { resolved_by: 'readback' as const } : {}),
         // A success the network qualified (a YouTube video locked to private) keeps its note in `error`.
         ...(t.error ? { note: t.error } : {}),
+        ...firstCommentOf(t),
       };
     } else if (t.status === 'failed' || t.status === 'unknown') {
-      out[t.platform] = { success: false, error: t.error ?? 'Publishing failed' };
+      out[t.platform] = { success: false, error: t.error ?? 'Publishing failed', ...firstCommentOf(t) };
     }
   }
   return Object.keys(out).length > 0 ? out : null;
@@ -66,6 +80,8 @@ export function presentPostB(post: TPostRecord) {
     segments: post.segments
       ? post.segments.map((s) => ({ content: s.content, media_urls: mediaUrls(s.media) }))
       : null,
+    // Only on a post that has one: the spec's Post keeps its exact keys otherwise.
+    ...(post.firstComment !== null ? { first_comment: post.firstComment } : {}),
     platform_results: platformResults(post.targets),
     created_at: post.createdAt.toISOString(),
     updated_at: post.updatedAt.toISOString(),
@@ -90,8 +106,9 @@ export const ZPlatformResultB = z.union([
       description:
         'Present when the network published with a qualification (a YouTube video locked to private).',
     }),
+    first_comment: ZFirstCommentResultB.optional(),
   }),
-  z.object({ success: z.literal(false), error: z.string() }),
+  z.object({ success: z.literal(false), error: z.string(), first_comment: ZFirstCommentResultB.optional() }),
 ]);
 
 export const ZPostViewB = z.object({
@@ -110,6 +127,10 @@ export const ZPostViewB = z.object({
     .array(z.object({ content: z.string(), media_urls: z.array(z.string()) }))
     .nullable()
     .meta({ description: 'Thread replies; null for a single post.' }),
+  first_comment: z
+    .string()
+    .optional()
+    .meta({ description: 'Posted once the post and its thread are out; absent for none.' }),
   platform_results: z
     .partialRecord(z.enum(PLATFORMS), ZPlatformResultB)
     .nullable()

@@ -31,16 +31,16 @@ export function createPostInserts(db: TDb) {
              RETURNING d.post_id
            ), created AS (
              INSERT INTO posts (id, account_id, status, content, platforms, scheduled_for, queue_state, queued_at,
-                                media, segments, poll, counts_twitter_allowance, created_at, updated_at)
+                                media, segments, poll, first_comment, counts_twitter_allowance, created_at, updated_at)
              SELECT i.id, i.account_id, i.status::"PostStatus", i.content,
                     string_to_array(i.platforms, ',')::"Platform"[], i.scheduled_for,
-                    i.queue_state::"QueueState", i.queued_at, i.media, i.segments, i.poll, i.counts,
+                    i.queue_state::"QueueState", i.queued_at, i.media, i.segments, i.poll, i.first_comment, i.counts,
                     i.created_at, i.created_at
              FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[],
                          $7::text[], $8::timestamptz[], $9::jsonb[], $10::jsonb[], $11::jsonb[], $12::bool[],
-                         $13::timestamptz[])
+                         $13::timestamptz[], $23::text[])
                   AS i(id, account_id, status, content, platforms, scheduled_for, queue_state, queued_at,
-                       media, segments, poll, counts, created_at)
+                       media, segments, poll, counts, created_at, first_comment)
              WHERE i.id <> ALL ($17::uuid[]) OR i.id IN (SELECT post_id FROM keyed)
              RETURNING id
            ), events AS (
@@ -73,6 +73,7 @@ export function createPostInserts(db: TDb) {
         keyed.map((i) => i.idempotency?.token),
         keyed.map((i) => i.idempotency?.status ?? null),
         keyed.map((i) => i.idempotency?.body ?? null),
+        posts.map((p) => p.firstComment),
       ],
     });
     const created = new Set(rows.map((r) => r.id));

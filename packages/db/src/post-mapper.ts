@@ -1,13 +1,15 @@
-import type {
-  TMedia,
-  TPlatform,
-  TPoll,
-  TPostRecord,
-  TPostStatus,
-  TQueueState,
-  TSegment,
-  TTargetRecord,
-  TTargetStatus,
+import {
+  FIRST_COMMENT_SEGMENT,
+  type TFirstCommentRecord,
+  type TMedia,
+  type TPlatform,
+  type TPoll,
+  type TPostRecord,
+  type TPostStatus,
+  type TQueueState,
+  type TSegment,
+  type TTargetRecord,
+  type TTargetStatus,
 } from '@sps/core';
 import { Prisma } from './generated/prisma/client.js';
 import type { PostModel } from './generated/prisma/models/Post.js';
@@ -22,6 +24,17 @@ export interface TTargetRow {
   errorKind: string | null;
   publishedAt: Date | null;
   createdAt: Date;
+  /** The first comment's segment row on this target's network, where the read joins it. */
+  firstComment?: TFirstCommentRecord | null;
+}
+
+/** A first comment's segment row (Prisma's include below). */
+interface TCommentRow {
+  platform: string;
+  status: string;
+  remoteId: string | null;
+  remoteUrl: string | null;
+  error: string | null;
 }
 
 /** A post row with its targets: a Prisma `PostModel` with `targets` fits, and so do the plain-SQL reads. */
@@ -36,6 +49,7 @@ export interface TPostRow
     | 'media'
     | 'segments'
     | 'poll'
+    | 'firstComment'
     | 'publishAttempt'
     | 'publishedAt'
     | 'createdAt'
@@ -45,10 +59,16 @@ export interface TPostRow
   status: string;
   queueState: string | null;
   targets: TTargetRow[];
+  /** First-comment segment rows (Prisma reads); plain-SQL reads put them on each target instead. */
+  segmentDeliveries?: TCommentRow[];
 }
 
 export const POST_INCLUDE = {
   targets: { orderBy: { createdAt: 'asc' } },
+  segmentDeliveries: {
+    where: { segmentIndex: FIRST_COMMENT_SEGMENT },
+    select: { platform: true, status: true, remoteId: true, remoteUrl: true, error: true },
+  },
 } as const satisfies Prisma.PostInclude;
 
 export function toTargetRecord(row: TTargetRow): TTargetRecord {
@@ -60,6 +80,16 @@ export function toTargetRecord(row: TTargetRow): TTargetRecord {
     error: row.error,
     errorKind: row.errorKind,
     publishedAt: row.publishedAt,
+    ...(row.firstComment ? { firstComment: row.firstComment } : {}),
+  };
+}
+
+function commentRecord(row: TCommentRow): TFirstCommentRecord {
+  return {
+    status: row.status as TFirstCommentRecord['status'],
+    remoteId: row.remoteId,
+    remoteUrl: row.remoteUrl,
+    error: row.error,
   };
 }
 
@@ -77,10 +107,14 @@ export function toPostRecord(row: TPostRow): TPostRecord {
     segments: (row.segments ?? null) as TSegment[] | null,
     poll: (row.poll ?? null) as TPoll | null,
     publishAttempt: row.publishAttempt,
+    firstComment: row.firstComment ?? null,
     publishedAt: row.publishedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-    targets: sortTargets(row.platforms, row.targets).map(toTargetRecord),
+    targets: sortTargets(row.platforms, row.targets).map((t) => {
+      const comment = row.segmentDeliveries?.find((c) => c.platform === t.platform);
+      return toTargetRecord(comment ? { ...t, firstComment: commentRecord(comment) } : t);
+    }),
   };
 }
 

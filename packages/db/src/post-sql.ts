@@ -1,4 +1,4 @@
-import type { TPostRecord } from '@sps/core';
+import { FIRST_COMMENT_SEGMENT, type TPostRecord } from '@sps/core';
 import { type TPostRow, type TTargetRow, toPostRecord } from './post-mapper.js';
 
 /**
@@ -7,14 +7,17 @@ import { type TPostRow, type TTargetRow, toPostRecord } from './post-mapper.js';
  */
 export const POST_COLUMNS = `p.id, p.account_id AS "accountId", p.content, p.platforms::text[] AS platforms,
   p.status::text AS status, p.queue_state::text AS "queueState", p.queued_at AS "queuedAt",
-  p.scheduled_for AS "scheduledFor", p.media, p.segments, p.poll, p.publish_attempt AS "publishAttempt",
+  p.scheduled_for AS "scheduledFor", p.media, p.segments, p.poll, p.first_comment AS "firstComment", p.publish_attempt AS "publishAttempt",
   p.published_at AS "publishedAt", p.deleted_at AS "deletedAt", p.created_at AS "createdAt",
   p.updated_at AS "updatedAt"`;
 
 /** One post target as JSON, from rows named `t` (the table or a CTE's RETURNING). */
 const TARGET_JSON = `json_build_object('platform', t.platform, 'status', t.status, 'remotePostId', t.remote_post_id,
   'remoteUrl', t.remote_url, 'error', t.error, 'errorKind', t.error_kind, 'publishedAt', t.published_at,
-  'socialAccountId', t.social_account_id, 'createdAt', t.created_at)`;
+  'socialAccountId', t.social_account_id, 'createdAt', t.created_at,
+  'firstComment', (SELECT json_build_object('status', c.status, 'remoteId', c.remote_id, 'remoteUrl', c.remote_url,
+    'error', c.error) FROM segment_deliveries c
+    WHERE c.post_id = t.post_id AND c.platform = t.platform AND c.segment_index = ${FIRST_COMMENT_SEGMENT}))`;
 
 /**
  * Targets in the order the post lists its networks (then creation order for networks no longer listed),

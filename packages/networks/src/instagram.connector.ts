@@ -19,6 +19,7 @@ import {
 import { stepContainers, type TContainerPlan } from './graph-containers.js';
 import { createHttpClient } from './http-client.js';
 import { pendingOutcome, runToEnd } from './processing-step.js';
+import { findComment, instagramComment } from './network-comments.js';
 import { sameText } from './readback-match.js';
 
 /**
@@ -138,6 +139,10 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
   return {
     platform: 'instagram',
     async publish(input: TPublishInput): Promise<TPublishOutcome> {
+      // A reply is a comment under the media (a post's first comment).
+      const { replyTo } = input;
+      if (replyTo)
+        return instagramComment(http, { ...input, replyTo }, (id) => permalink(input.account, id), classify);
       const { account, media, text } = input;
       const count = (media?.images.length ?? 0) + (media?.video ? 1 : 0);
       if (!media || count === 0) {
@@ -206,6 +211,8 @@ export function createInstagramConnector(options: TConnectorOptions = {}): TNetw
      */
     async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
       const { account } = probe;
+      const { replyTo } = probe;
+      if (replyTo) return findComment(http, headers(account), { ...probe, replyTo }, classify);
       return findInGraphList<{ id: string; caption?: string; media_type?: string; permalink?: string }>({
         http,
         headers: headers(account),

@@ -13,6 +13,7 @@ import type {
 } from './connector.js';
 import { classifyHttpError, createHttpClient } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { YOUTUBE_COMMENTS_PATH, youtubeComment } from './network-comments.js';
 import { quotaFailure } from './youtube-quota.js';
 
 // YouTube Data API v3, read 2026-11-24:
@@ -184,6 +185,9 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
   return {
     platform: 'youtube',
     async publish(input: TPublishInput): Promise<TPublishOutcome> {
+      // A reply is a top-level comment under the video (a post's first comment).
+      const { replyTo } = input;
+      if (replyTo) return youtubeComment(http, { ...input, replyTo }, classify);
       const { account, text } = input;
       const source = input.media?.video;
       if (!source) {
@@ -250,7 +254,8 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
 
     async delete(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome> {
       try {
-        await http.delete('youtube/v3/videos', {
+        const comment = remote.meta?.kind === 'comment';
+        await http.delete(comment ? YOUTUBE_COMMENTS_PATH : 'youtube/v3/videos', {
           searchParams: { id: remote.remoteId },
           headers: headers(account),
         });

@@ -34,7 +34,7 @@ export function presentPostMcp(post: TPostRecord) {
 }
 
 const LIMITS =
-  'Limits: content is checked against each network at publish time (twitter 280 weighted characters, links count 23; bluesky 300; mastodon 500; threads 500; linkedin 3000); at most 24 segments (thread replies), each at most 5000 characters; media is up to 4 images or 1 video, never both.';
+  'Limits: content is checked against each network at publish time (twitter 280 weighted characters, links count 23; bluesky 300; mastodon 500; threads 500; linkedin 3000); at most 24 segments (thread replies), each at most 5000 characters; media is up to 4 images or 1 video, never both. first_comment (optional) is posted after the post and its thread: a comment on linkedin (1250 characters), facebook, instagram and youtube, a reply to the last post on twitter, threads, bluesky and mastodon (their post limits); refused for tiktok, discord, slack and telegram.';
 
 const ZId = z.string().describe('The post id returned by create_post or list_posts.');
 const ZQueueStatus = z

@@ -26,7 +26,9 @@ export const OPERATIONS_A: readonly TOperationSpec[] = [
     summary: 'Create a post (draft, scheduled, queued, pending approval, or published now)',
     description:
       'Accepts the snake_case aliases `scheduled_for`, `queue_status` and `media`. With `published: true` the ' +
-      'post is published before the answer and `publishResults` lists each network.',
+      'post is published before the answer and `publishResults` lists each network. `firstComment` is ' +
+      'posted after the post and its thread (a comment on linkedin, a reply to the last post elsewhere); over ' +
+      "a network's limit (linkedin comments 1,250 characters) it is 400 naming `firstComment`.",
     body: 'CreatePostA',
     success: { status: 201, description: 'The created post.', schema: 'PostCreatedA' },
     errors: [400, 401, 403, 413, 429, 500],

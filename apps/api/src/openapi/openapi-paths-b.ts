@@ -13,7 +13,7 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     operationId: 'createPostB',
     summary: 'Create a post (status draft, or scheduled when scheduled_for is given)',
     description:
-      'Media a listed network cannot take is refused with 422 `media_not_supported`, naming the item (e.g. `media.images.2`, `segments.1.media_urls.0`); a draft may still lack media a network needs (checked at publish).',
+      "Media a listed network cannot take is refused with 422 `media_not_supported`, naming the item (e.g. `media.images.2`, `segments.1.media_urls.0`); a draft may still lack media a network needs (checked at publish). `first_comment` is refused with 400 `validation_error` naming `first_comment` for a network without comments or replies (tiktok, discord, slack, telegram) and over a network's comment or reply limit (linkedin 1,250 characters).",
     body: 'CreatePostB',
     success: { status: 201, description: 'The created post.', schema: 'PostB' },
     errors: [400, 401, 413, 422, 429, 500],
@@ -43,7 +43,7 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     operationId: 'updatePostB',
     summary: 'Update a draft or scheduled post; only the given fields change',
     description:
-      "`segments: []` or null removes the thread replies; omitting `segments` keeps them. The post as it will be is checked against each network's media rules (422 `media_not_supported`, naming the item).",
+      "`segments: []` or null removes the thread replies; omitting `segments` keeps them. The post as it will be is checked against each network's media rules (422 `media_not_supported`, naming the item). `first_comment` is refused with 400 `validation_error` naming `first_comment` for a network without comments or replies (tiktok, discord, slack, telegram) and over a network's comment or reply limit (linkedin 1,250 characters).",
     pathParams: { id: POST_ID },
     body: 'UpdatePostB',
     success: { status: 200, description: 'The updated post.', schema: 'PostB' },

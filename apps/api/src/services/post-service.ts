@@ -1,5 +1,6 @@
 import {
   AppError,
+  assertFirstCommentFits,
   assertMediaFits,
   DELETE_SUPPORTED,
   type TMediaFieldStyle,
@@ -41,6 +42,9 @@ function statusAfter(current: TPostRecord, changes: TPostChanges): TPostStatus {
   return current.status === 'failed' ? 'draft' : current.status;
 }
 
+/** The first comment's field name in the caller's variant. */
+const firstCommentField = (style: TMediaFieldStyle) => (style === 'A' ? 'firstComment' : 'first_comment');
+
 export function notFound(id: string): AppError {
   return new AppError('not_found', `No post with id ${id} in this account`, {
     fix: 'Check the id; posts of other accounts are not visible with this API key.',
@@ -74,6 +78,7 @@ export function createPostService({
         style,
         { draft: status === 'draft' && !normalised.queueState && !normalised.publishNow },
       );
+      assertFirstCommentFits(normalised.platforms ?? [], normalised.firstComment, firstCommentField(style));
       const post = await posts.create(accountId, status, normalised, now(), idempotency);
       await jobs.afterSave(null, post);
       onChange(accountId, post.id);
@@ -162,6 +167,11 @@ export function createPostService({
             },
             style,
             { draft: status === 'draft' && !queueState && !normalised.publishNow },
+          );
+          assertFirstCommentFits(
+            normalised.platforms ?? current.platforms,
+            normalised.firstComment !== undefined ? normalised.firstComment : current.firstComment,
+            firstCommentField(style),
           );
           return status;
         },

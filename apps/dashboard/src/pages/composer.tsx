@@ -32,7 +32,14 @@ function imageUrlsOf(post: TPostView | undefined): string {
  */
 function changesOf(
   post: TPostView,
-  form: { content: string; platforms: string[]; segments: string[]; mediaUrls: string; scheduledFor: string },
+  form: {
+    content: string;
+    platforms: string[];
+    segments: string[];
+    mediaUrls: string;
+    scheduledFor: string;
+    firstComment: string;
+  },
   urls: string[],
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
@@ -48,6 +55,8 @@ function changesOf(
   if (form.mediaUrls.trim() !== imageUrlsOf(post).trim())
     body.media =
       urls.length > 0 ? { images: urls.map((url) => ({ url })), video: post.media?.video ?? null } : null;
+  if (form.firstComment !== (post.first_comment ?? ''))
+    body.first_comment = form.firstComment.trim() ? form.firstComment : null;
   if (form.scheduledFor !== toLocalInput(post.scheduled_for))
     body.scheduled_for = form.scheduledFor ? new Date(form.scheduledFor).toISOString() : null;
   return body;
@@ -96,6 +105,7 @@ export function Composer({
   const [segments, setSegments] = useState<string[]>((post?.segments ?? []).map((s) => s.content));
   const [mediaUrls, setMediaUrls] = useState(imageUrlsOf(post));
   const [scheduledFor, setScheduledFor] = useState(toLocalInput(post?.scheduled_for ?? null));
+  const [firstComment, setFirstComment] = useState(post?.first_comment ?? '');
   const [error, setError] = useState<ApiError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -127,7 +137,11 @@ export function Composer({
       const media = urls.length > 0 ? { images: urls.map((url) => ({ url })) } : undefined;
       let created: TPostView;
       if ((action === 'save' || action === 'save-publish') && post) {
-        const changes = changesOf(post, { content, platforms, segments, mediaUrls, scheduledFor }, urls);
+        const changes = changesOf(
+          post,
+          { content, platforms, segments, mediaUrls, scheduledFor, firstComment },
+          urls,
+        );
         let message = 'Nothing was changed.';
         if (Object.keys(changes).length > 0) {
           const saved = await api<TPostView>('PUT', `/v1/posts/${post.id}`, changes);
@@ -156,6 +170,7 @@ export function Composer({
           platforms,
           ...(media ? { media } : {}),
           ...(segments.length > 0 ? { segments: segments.map((s) => ({ content: s })) } : {}),
+          ...(firstComment.trim() ? { first_comment: firstComment } : {}),
           ...(scheduledFor && action === 'draft'
             ? { scheduled_for: new Date(scheduledFor).toISOString() }
             : {}),
@@ -169,6 +184,7 @@ export function Composer({
       }
       setContent('');
       setSegments([]);
+      setFirstComment('');
       setMediaUrls('');
       setScheduledFor('');
       await client.invalidateQueries({ queryKey: ['posts'] });
@@ -248,6 +264,20 @@ export function Composer({
       <button type="button" onClick={() => setSegments((s) => [...s, ''])}>
         Add a thread reply
       </button>
+
+      <label htmlFor="first-comment">First comment (optional)</label>
+      <textarea
+        id="first-comment"
+        rows={2}
+        value={firstComment}
+        onChange={(e) => setFirstComment(e.target.value)}
+        aria-describedby="first-comment-hint"
+      />
+      <p id="first-comment-hint" className="hint">
+        Posted after the post: a comment on LinkedIn, Facebook, Instagram and YouTube, a reply on X, Threads,
+        Bluesky and Mastodon.
+      </p>
+      <FieldError id="first-comment-error" message={error?.forField('first_comment')} />
 
       <label htmlFor="media">Image URLs (one per line)</label>
       <textarea id="media" rows={2} value={mediaUrls} onChange={(e) => setMediaUrls(e.target.value)} />

@@ -74,6 +74,10 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       path: re('/youtube/v3/videos'),
       needs: [[YT('youtube'), YT('youtube.force-ssl'), YT('youtubepartner')]],
     },
+    // commentThreads.insert and comments.delete: youtube.force-ssl only
+    // (https://developers.google.com/youtube/v3/docs/commentThreads/insert).
+    { method: 'POST', path: re('/youtube/v3/commentThreads'), needs: [YT('youtube.force-ssl')] },
+    { method: 'DELETE', path: re('/youtube/v3/comments'), needs: [YT('youtube.force-ssl')] },
   ],
   // Posts API (w_member_social / w_organization_social; reading by author r_member_social or
   // r_organization_social), Images/Videos/Comments APIs, Organization Access Control (r_organization_admin).
@@ -167,6 +171,12 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       method: 'POST',
       path: re(`${V}/${ID}/(media|media_publish)`),
       needs: ['instagram_business_basic', 'instagram_business_content_publish'],
+    },
+    // https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments
+    {
+      method: '*',
+      path: re(`${V}/${ID}/comments`),
+      needs: ['instagram_business_basic', 'instagram_business_manage_comments'],
     },
     { method: 'GET', path: new RegExp(`^${V}/`), needs: ['instagram_business_basic'] },
   ],

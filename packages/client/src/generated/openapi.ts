@@ -20,7 +20,7 @@ export interface paths {
         put?: never;
         /**
          * Create a post (draft, scheduled, queued, pending approval, or published now)
-         * @description Accepts the snake_case aliases `scheduled_for`, `queue_status` and `media`. With `published: true` the post is published before the answer and `publishResults` lists each network.
+         * @description Accepts the snake_case aliases `scheduled_for`, `queue_status` and `media`. With `published: true` the post is published before the answer and `publishResults` lists each network. `firstComment` is posted after the post and its thread (a comment on linkedin, a reply to the last post elsewhere); over a network's limit (linkedin comments 1,250 characters) it is 400 naming `firstComment`.
          */
         post: operations["createPostA"];
         delete?: never;
@@ -203,7 +203,7 @@ export interface paths {
         put?: never;
         /**
          * Create a post (status draft, or scheduled when scheduled_for is given)
-         * @description Media a listed network cannot take is refused with 422 `media_not_supported`, naming the item (e.g. `media.images.2`, `segments.1.media_urls.0`); a draft may still lack media a network needs (checked at publish).
+         * @description Media a listed network cannot take is refused with 422 `media_not_supported`, naming the item (e.g. `media.images.2`, `segments.1.media_urls.0`); a draft may still lack media a network needs (checked at publish). `first_comment` is refused with 400 `validation_error` naming `first_comment` for a network without comments or replies (tiktok, discord, slack, telegram) and over a network's comment or reply limit (linkedin 1,250 characters).
          */
         post: operations["createPostB"];
         delete?: never;
@@ -223,7 +223,7 @@ export interface paths {
         get: operations["getPostB"];
         /**
          * Update a draft or scheduled post; only the given fields change
-         * @description `segments: []` or null removes the thread replies; omitting `segments` keeps them. The post as it will be is checked against each network's media rules (422 `media_not_supported`, naming the item).
+         * @description `segments: []` or null removes the thread replies; omitting `segments` keeps them. The post as it will be is checked against each network's media rules (422 `media_not_supported`, naming the item). `first_comment` is refused with 400 `validation_error` naming `first_comment` for a network without comments or replies (tiktok, discord, slack, telegram) and over a network's comment or reply limit (linkedin 1,250 characters).
          */
         put: operations["updatePostB"];
         post?: never;
@@ -687,6 +687,8 @@ export interface components {
                 options: string[];
                 durationMinutes: number;
             } | null;
+            /** @description Posted once the post and its thread are out: a comment (LinkedIn) or a reply to the last post (X, Threads, Bluesky, Mastodon). null removes it. */
+            firstComment?: string | null;
         };
         QueueSettingsInput: {
             enabled?: boolean;
@@ -705,6 +707,8 @@ export interface components {
             scheduled_for?: string;
             media?: components["schemas"]["MediaInputB"] | null;
             segments?: components["schemas"]["SegmentInputB"][] | null;
+            /** @description Posted once the post and its thread are out: a comment on LinkedIn, Facebook, Instagram and YouTube, a reply to the last post on X, Threads, Bluesky and Mastodon; refused (400) for other networks. Its outcome is `platform_results.<platform>.first_comment`. */
+            first_comment?: string | null;
         };
         UpdatePostB: {
             content?: string;
@@ -712,6 +716,8 @@ export interface components {
             scheduled_for?: string | null;
             media?: components["schemas"]["MediaInputB"] | null;
             segments?: components["schemas"]["SegmentInputB"][] | null;
+            /** @description Posted once the post and its thread are out: a comment on LinkedIn, Facebook, Instagram and YouTube, a reply to the last post on X, Threads, Bluesky and Mastodon; refused (400) for other networks. Its outcome is `platform_results.<platform>.first_comment`. */
+            first_comment?: string | null;
         };
         MediaInputB: {
             images?: {
@@ -846,8 +852,22 @@ export interface components {
                     resolvedBy?: "readback";
                     /** @description Present when the network published with a qualification (a YouTube video locked to private). */
                     note?: string;
+                    /** @description The first comment's outcome on this network (present once settled). */
+                    firstComment?: {
+                        id: string;
+                        url: string;
+                    } | {
+                        error: string;
+                    };
                 } | {
                     error: string;
+                    /** @description The first comment's outcome on this network (present once settled). */
+                    firstComment?: {
+                        id: string;
+                        url: string;
+                    } | {
+                        error: string;
+                    };
                 };
             } | null;
             /** Format: date-time */
@@ -869,6 +889,8 @@ export interface components {
                 options: string[];
                 durationMinutes: number;
             } | null;
+            /** @description Posted once the post and its thread are out; absent for none. */
+            firstComment?: string;
         };
         PublishResultA: {
             /** @enum {string} */
@@ -885,6 +907,13 @@ export interface components {
             note?: string;
             /** @description What failed and what to do next. */
             error?: string;
+            /** @description The first comment's outcome on this network (present once settled). */
+            firstComment?: {
+                id: string;
+                url: string;
+            } | {
+                error: string;
+            };
         };
         AccountA: {
             id: string;
@@ -924,6 +953,8 @@ export interface components {
                 content: string;
                 media_urls: string[];
             }[] | null;
+            /** @description Posted once the post and its thread are out; absent for none. */
+            first_comment?: string;
             /** @description Per network, filled in as each network completes. */
             platform_results: {
                 [key: string]: {
@@ -938,10 +969,32 @@ export interface components {
                     resolved_by?: "readback";
                     /** @description Present when the network published with a qualification (a YouTube video locked to private). */
                     note?: string;
+                    /** @description The first comment's outcome on this network (present once settled). */
+                    first_comment?: {
+                        /** @constant */
+                        success: true;
+                        post_id: string;
+                        post_url: string;
+                    } | {
+                        /** @constant */
+                        success: false;
+                        error: string;
+                    };
                 } | {
                     /** @constant */
                     success: false;
                     error: string;
+                    /** @description The first comment's outcome on this network (present once settled). */
+                    first_comment?: {
+                        /** @constant */
+                        success: true;
+                        post_id: string;
+                        post_url: string;
+                    } | {
+                        /** @constant */
+                        success: false;
+                        error: string;
+                    };
                 };
             } | null;
             /** Format: date-time */

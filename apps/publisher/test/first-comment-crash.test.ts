@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { FIRST_COMMENT_SEGMENT, type TPlatform } from '@sps/core';
+import type { TRunningSim } from '@sps/network-sim';
+import request from 'supertest';
+import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
+import { startPublisherProcess, type TPublisherProcess, waitUntil } from './support.js';
+
+// The real publisher process killed (SIGKILL) while a post's first comment is out and its answer is not
+// back, then restarted: the comment is read back (X, Instagram) or resent under its idempotency key
+// (Mastodon), and reaches each network exactly once, under the post it belongs to.
+
+/** The call that creates a post, and so a reply (the first comment), per network. */
+const CREATE_PATH: Partial<Record<TPlatform, string>> = {
+  twitter: '/2/tweets',
+  mastodon: '/api/v1/statuses',
+};
+const REPLIES = Object.keys(CREATE_PATH) as TPlatform[];
+const NETWORKS: TPlatform[] = [...REPLIES, 'instagram'];
+
+describe('publisher killed between the post and its first comment', () => {
+  let api: TTestApi;
+  let sim: TRunningSim;
+  const processes: TPublisherProcess[] = [];
+
+  beforeAll(async () => {
+    api = await startTestApi({ sim: true });
+    sim = api.sim!;
+  });
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop(2_000)));
+    await api.close();
+  });
+
+  const start = () => {
+    const p = startPublisherProcess(api, sim);
+    processes.push(p);
+    return p;
+  };
+  const commentsOn = (platform: TPlatform, text: string) =>
+    sim.sim.postsOf(platform).filter((p) => p.text === text);
+
+  it('lands the comment once on each network after a restart', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    for (const platform of NETWORKS) await api.connect(accountId, platform);
+    // Instagram's comment has its own call: only it is held.
+    sim.sim.addFault({
+      platform: 'instagram',
+      kind: 'hang_after_create',
+      remaining: 1,
+      pathIncludes: '/comments',
+    });
+    for (const platform of REPLIES) {
+      const path = CREATE_PATH[platform] ?? '';
+      // The post goes through (a 1 ms wait takes the first create call); the comment is created and its
+      // answer never comes, so the process is killed with the comment's row `sending`.
+      sim.sim.addFault({ platform, kind: 'slow', delayMs: 1, remaining: 1, pathIncludes: path });
+      sim.sim.addFault({ platform, kind: 'hang_after_create', remaining: 1, pathIncludes: path });
+    }
+    const first = start();
+    const text = `kill-comment-${Math.random().toString(36).slice(2, 8)}`;
+    const bodies = [
+      { platforms: REPLIES },
+      {
+        platforms: ['instagram'],
+        media: { images: [{ url: 'https://cdn.example.com/1.jpg' }], video: null },
+      },
+    ];
+    const ids: string[] = [];
+    for (const body of bodies) {
+      const created = await request(api.app)
+        .post('/v1/posts')
+        .set(bearer(apiKey))
+        .send({ ...body, content: `${text} main`, first_comment: text });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
+      ids.push(id);
+    }
+    const statusOf = async (id: string) =>
+      (await request(api.app).get(`/v1/posts/${id}`).set(bearer(apiKey))).body.status as string;
+    const commentRows = () =>
+      api.db.segmentDelivery.findMany({
+        where: { postId: { in: ids }, segmentIndex: FIRST_COMMENT_SEGMENT },
+      });
+
+    await waitUntil(
+      'each first comment to be created while its answer is held',
+      async () => {
+        const rows = await commentRows();
+        return (
+          rows.length === NETWORKS.length &&
+          rows.every((r) => r.status === 'sending') &&
+          NETWORKS.every((p) => commentsOn(p, text).length === 1)
+        );
+      },
+      30_000,
+      20,
+    );
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    for (const id of ids) expect(await statusOf(id)).toBe('publishing');
+
+    start();
+    await waitUntil(
+      'the posts to be published after the restart',
+      async () => (await Promise.all(ids.map(statusOf))).every((s) => s === 'published'),
+      45_000,
+      100,
+    );
+    const results: Record<string, { first_comment?: unknown }> = {};
+    for (const id of ids) {
+      const done = await request(api.app).get(`/v1/posts/${id}`).set(bearer(apiKey));
+      Object.assign(results, done.body.platform_results);
+    }
+    const rows = await commentRows();
+    for (const platform of NETWORKS) {
+      const comments = commentsOn(platform, text);
+      const main = sim.sim.postsOf(platform).find((p) => p.text === `${text} main`);
+      expect({ platform, count: comments.length, parent: comments[0]?.replyTo }).toEqual({
+        platform,
+        count: 1,
+        parent: main?.remoteId,
+      });
+      expect(rows.find((r) => r.platform === platform)?.status).toBe('sent');
+      expect(results[platform]?.first_comment).toEqual({
+        success: true,
+        post_id: comments[0]?.remoteId,
+        post_url: expect.any(String),
+      });
+    }
+  });
+});
