@@ -9,6 +9,7 @@ import { createB, pollUntil, settleB } from './pipeline-helpers.js';
 // budget wait as delayed jobs (no worker slot, no failed attempt), and a publish meanwhile is not held up.
 
 const WINDOW_MS = 3000;
+const COLLECT_MS = 2000;
 type TMetricsBody = { platforms: Record<string, Record<string, unknown>> };
 
 describe('the metrics read budget', () => {
@@ -19,6 +20,9 @@ describe('the metrics read budget', () => {
       publisher: true,
       networkTimeoutMs: 10_000,
       metricsReadBudget: `discord=1/${WINDOW_MS}ms:account`,
+      // Collections run when the test says (reconcileNow), COLLECT_MS after publishing.
+      metricsCollectAfterMs: [COLLECT_MS],
+      reconcileEveryMs: 600_000,
     });
   });
   afterAll(async () => {
@@ -30,6 +34,18 @@ describe('the metrics read budget', () => {
       (r) =>
         r.platform === 'discord' && r.method === 'GET' && /\/channels\/[^/]+\/messages\/\d+/.test(r.path),
     );
+
+  /** The reads of these Discord messages, with the simulator's arrival time. */
+  const readsOf = (remoteIds: string[]) =>
+    reads().filter((r) => remoteIds.some((id) => r.path.endsWith(`/${id}`)));
+  const perWindow = (at: string[]) => {
+    const windows = new Map<number, number>();
+    for (const a of at) {
+      const w = Math.floor(Date.parse(a) / WINDOW_MS);
+      windows.set(w, (windows.get(w) ?? 0) + 1);
+    }
+    return windows;
+  };
 
   async function published(key: string, content: string) {
     const post = await createB(api, key, { content, platforms: ['discord'] });
@@ -90,5 +106,41 @@ describe('the metrics read budget', () => {
     const jobs = await api.queues.metrics.getJobs(['completed', 'failed']);
     expect(jobs.filter((j) => j.failedReason || j.attemptsMade > 1)).toEqual([]);
     expect((await api.queues.metrics.getJobCounts('failed')).failed).toBe(0);
+  });
+
+  it('a collection over more posts than the budget is read over several windows by one job, none failed', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    const socialId = await api.connect(accountId, 'discord', 'collect-bot');
+    const posts = [];
+    for (let i = 0; i < 3; i += 1) posts.push(await published(apiKey, `collect ${i}`));
+    for (const [i, p] of posts.entries()) {
+      if (api.sim) simFiguresOf(api.sim.sim).set('discord', p.remoteId, { likes: 10 + i });
+    }
+    await new Promise((r) => setTimeout(r, COLLECT_MS + 200));
+    await api.publisher?.reconcileNow();
+    for (const [i, p] of posts.entries()) {
+      const body = await pollUntil(
+        async () =>
+          (await request(api.app).get(`/v1/posts/${p.id}/metrics`).set(bearer(apiKey))).body as TMetricsBody,
+        (b) => typeof b.platforms.discord?.likes === 'number',
+        30_000,
+      );
+      expect(body.platforms.discord?.likes).toBe(10 + i);
+    }
+    const ours = readsOf(posts.map((p) => p.remoteId));
+    expect(ours).toHaveLength(3);
+    const windows = perWindow(ours.map((r) => r.at));
+    expect(windows.size).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...windows.values())).toBeLessThanOrEqual(2);
+    // One collection job for the account read all three, waiting delayed between windows.
+    const jobs = (
+      await api.queues.metrics.getJobs(['completed', 'failed', 'delayed', 'waiting', 'active'])
+    ).filter(
+      (j) =>
+        j.name === 'metrics-collect' && (j.data as { socialAccountId?: string }).socialAccountId === socialId,
+    );
+    expect(jobs).toHaveLength(1);
+    expect(await jobs[0]?.getState()).toBe('completed');
+    expect(jobs.filter((j) => j.failedReason || j.attemptsMade > 1)).toEqual([]);
   });
 });
