@@ -16,6 +16,7 @@ import {
 } from '@sps/queue';
 import type { TStorage } from '@sps/storage';
 import type { Express } from 'express';
+import { parseReadBudgetOverrides } from '../../publisher/src/metrics-budget.js';
 import { ownMediaSource } from '../../publisher/src/own-media.js';
 import { createPublisher, type TPublisher } from '../../publisher/src/publisher.js';
 import type { TWebhooksOptions } from '../../webhooks/src/context.js';
@@ -74,6 +75,8 @@ export interface TTestApiOptions {
   reconcileEveryMs?: number;
   /** METRICS_COLLECT_AFTER of the in-process publisher, in ms (default: the production 1h,6h,...). */
   metricsCollectAfterMs?: number[];
+  /** METRICS_READ_BUDGET of the in-process publisher, e.g. `discord=3/2s` (default: the documented limits). */
+  metricsReadBudget?: string;
   publisherConcurrency?: number;
   /** Run the webhooks worker in-process (defaults: retries 100..500ms, private URLs allowed, dispatch every 100ms). */
   webhooks?: Partial<TWebhooksOptions> & {
@@ -199,6 +202,9 @@ export async function startTestApi(
       oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
       ...(opts.metricsCollectAfterMs ? { engagement: { collectAfterMs: opts.metricsCollectAfterMs } } : {}),
+      ...(opts.metricsReadBudget
+        ? { readBudget: { overrides: parseReadBudgetOverrides(opts.metricsReadBudget) } }
+        : {}),
     });
 
   const startWebhooks = () => {

@@ -34,7 +34,7 @@ describe('LinkedIn organizations', () => {
     const org = await startConnect(api, apiKey, { platform: 'linkedin', target: 'organization' });
     expect(new URL(org.body.url).searchParams.get('scope')).toBe(
       // Exactly what an organization account's calls need (network-permissions.ts): no member scopes.
-      'r_organization_admin w_organization_social r_organization_social',
+      'r_organization_admin w_organization_social r_organization_social rw_organization_admin',
     );
   });
 

@@ -153,7 +153,7 @@ describe('MCP server (POST /mcp)', () => {
     const accounts = listed.structuredContent?.accounts as Record<string, unknown>[];
     expect(accounts.find((a) => a.id === id)).toMatchObject({
       permissions: ['threads_basic', 'threads_content_publish'],
-      reconnect_to_grant: ['threads_read_replies', 'threads_delete'],
+      reconnect_to_grant: ['threads_read_replies', 'threads_delete', 'threads_manage_insights'],
     });
     await c.close();
   });

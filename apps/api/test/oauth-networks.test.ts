@@ -115,7 +115,7 @@ describe('OAuth connect on each network', () => {
     const url = new URL(res.body.url as string);
     expect(url.searchParams.get('client_key')).toBe('sps-sim-client');
     expect(url.searchParams.get('client_id')).toBeNull();
-    expect(url.searchParams.get('scope')).toBe('user.info.basic,video.publish');
+    expect(url.searchParams.get('scope')).toBe('user.info.basic,video.publish,video.list');
   });
 
   it('youtube: offline access with consent, so a refresh token comes on every connect', async () => {

@@ -93,7 +93,12 @@ describe('permissions as the networks grant them', () => {
       platform: 'linkedin',
       user: 'orla',
       connect: { target: 'organization' },
-      granted: ['r_organization_admin', 'w_organization_social', 'r_organization_social'],
+      granted: [
+        'r_organization_admin',
+        'w_organization_social',
+        'r_organization_social',
+        'rw_organization_admin',
+      ],
       body: text,
       readBack: true,
       deletes: true,
@@ -101,7 +106,7 @@ describe('permissions as the networks grant them', () => {
     {
       platform: 'tiktok',
       user: 'tess',
-      granted: ['user.info.basic', 'video.publish'],
+      granted: ['user.info.basic', 'video.publish', 'video.list'],
       body: (m) => ({ content: `perm ${m}`, media: { images: [], video: { url: clipUrl } } }),
       readBack: false,
       deletes: false,

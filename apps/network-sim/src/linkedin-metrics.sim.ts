@@ -1,6 +1,5 @@
 import type { Request, Response, Router } from 'express';
 import { count } from './metrics-state.sim.js';
-import { grantedScopesOf } from './oauth/oauth-store.js';
 import type { SimState } from './sim-state.js';
 
 function linkedInError(res: Response, status: number, code: string, message: string) {
@@ -25,7 +24,7 @@ const headersMissing = (req: Request) =>
  * Lifetime organization share statistics
  * (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/organizations/share-statistics):
  * one element per share or ugcPost the organization authored (others are left out). A simulator-issued
- * token without `rw_organization_admin` is refused 403 ACCESS_DENIED.
+ * token without `rw_organization_admin` is refused 403 ACCESS_DENIED ahead of it (oauth/scope-guard.sim.ts).
  */
 export function registerLinkedInMetricsSim(router: Router, sim: SimState): void {
   router.get('/rest/organizationalEntityShareStatistics', (req, res) => {
@@ -39,16 +38,6 @@ export function registerLinkedInMetricsSim(router: Router, sim: SimState): void 
         400,
         'VERSION_MISSING',
         'A version must be present. Please specify a version by adding the LinkedIn-Version header.',
-      );
-      return;
-    }
-    const granted = grantedScopesOf(sim, 'linkedin', req);
-    if (granted && !granted.has('rw_organization_admin')) {
-      linkedInError(
-        res,
-        403,
-        'ACCESS_DENIED',
-        'Not enough permissions to access: organizationalEntityShareStatistics.FINDER-organizationalEntity',
       );
       return;
     }

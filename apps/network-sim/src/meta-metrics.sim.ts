@@ -1,7 +1,6 @@
 import type { Router } from 'express';
 import { graphError, requireGraphToken } from './graph-sim.js';
 import { count } from './metrics-state.sim.js';
-import { grantedScopesOf } from './oauth/oauth-store.js';
 import type { SimState } from './sim-state.js';
 
 const IG_METRICS: Record<string, Parameters<typeof count>[3] | null> = {
@@ -25,16 +24,11 @@ const notFound = (id: string) =>
 /**
  * Instagram media insights (https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights):
  * lifetime values per metric; an unknown metric is code 100; a simulator-issued token without
- * `instagram_business_manage_insights` is code 10.
+ * `instagram_business_manage_insights` is code 10 (oauth/scope-guard.sim.ts).
  */
 export function registerInstagramMetricsSim(router: Router, sim: SimState): void {
   router.get('/:version/:id/insights', (req, res) => {
     if (!requireGraphToken(req, res)) return;
-    const granted = grantedScopesOf(sim, 'instagram', req);
-    if (granted && !granted.has('instagram_business_manage_insights')) {
-      graphError(res, 403, 10, '(#10) Application does not have permission for this action');
-      return;
-    }
     const asked = String(req.query.metric ?? '')
       .split(',')
       .filter(Boolean);
@@ -70,7 +64,7 @@ export function registerInstagramMetricsSim(router: Router, sim: SimState): void
 /**
  * A Page post read with `fields` (https://developers.facebook.com/docs/graph-api/reference/post/):
  * `shares` (absent when nobody shared), `reactions.summary(total_count)`, `comments.summary(total_count)`.
- * A simulator-issued token without `pages_read_engagement` is code 10.
+ * A simulator-issued token without `pages_read_engagement` is code 10 (oauth/scope-guard.sim.ts).
  */
 export function registerFacebookMetricsSim(router: Router, sim: SimState): void {
   router.get('/:version/:postId', (req, res, next) => {
@@ -78,11 +72,6 @@ export function registerFacebookMetricsSim(router: Router, sim: SimState): void 
     // Only Page posts (`<page>_<post>`); other objects are not the simulator's to answer here.
     if (!/^[^_]+_\d+$/.test(id)) return next();
     if (!requireGraphToken(req, res)) return;
-    const granted = grantedScopesOf(sim, 'facebook', req);
-    if (granted && !granted.has('pages_read_engagement')) {
-      graphError(res, 403, 10, '(#10) This endpoint requires the pages_read_engagement permission');
-      return;
-    }
     const post = sim.getPost('facebook', id);
     if (!post || post.deleted) {
       graphError(res, ...notFound(id));

@@ -1,7 +1,6 @@
 import type { Router } from 'express';
 import { graphError, graphObjectMissing, requireGraphToken } from './graph-sim.js';
 import { count } from './metrics-state.sim.js';
-import { grantedScopesOf } from './oauth/oauth-store.js';
 import type { SimState } from './sim-state.js';
 
 const METRICS = new Set(['views', 'likes', 'replies', 'reposts', 'quotes', 'shares']);
@@ -9,16 +8,12 @@ const METRICS = new Set(['views', 'likes', 'replies', 'reposts', 'quotes', 'shar
 /**
  * `GET /{version}/{threads-media-id}/insights?metric=…` (https://developers.facebook.com/documentation/threads/insights):
  * lifetime values per metric; an unknown metric is code 100; a deleted post is code 100 subcode 33; a
- * simulator-issued token without `threads_manage_insights` is code 10 (permission), as Graph answers.
+ * simulator-issued token without `threads_manage_insights` is code 10 (permission), as Graph answers
+ * (checked ahead of it, oauth/scope-guard.sim.ts).
  */
 export function registerThreadsMetricsSim(router: Router, sim: SimState): void {
   router.get('/:version/:id/insights', (req, res) => {
     if (!requireGraphToken(req, res)) return;
-    const granted = grantedScopesOf(sim, 'threads', req);
-    if (granted && !granted.has('threads_manage_insights')) {
-      graphError(res, 403, 10, 'Application does not have permission for this action');
-      return;
-    }
     const asked = String(req.query.metric ?? '')
       .split(',')
       .filter(Boolean);

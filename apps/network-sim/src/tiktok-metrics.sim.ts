@@ -1,6 +1,5 @@
 import type { Response, Router } from 'express';
 import { count } from './metrics-state.sim.js';
-import { grantedScopesOf } from './oauth/oauth-store.js';
 import type { SimState } from './sim-state.js';
 
 const FIELDS = new Set([
@@ -20,21 +19,11 @@ function tiktokError(res: Response, status: number, code: string, message: strin
 /**
  * `POST /v2/video/query/` (https://developers.tiktok.com/doc/tiktok-api-v2-video-query): `fields` in the
  * query, `filters.video_ids` (1 to 20) in the body; only videos TikTok holds are returned. A token this
- * simulator issued without `video.list` gets `scope_not_authorized` (401). Mounted after tiktok.sim.ts's
+ * simulator issued without `video.list` gets `scope_not_authorized` (401) from oauth/scope-guard.sim.ts. Mounted after tiktok.sim.ts's
  * bearer check, so a request without a token is refused as there.
  */
 export function registerTiktokMetricsSim(router: Router, sim: SimState): void {
   router.post('/v2/video/query', (req, res) => {
-    const granted = grantedScopesOf(sim, 'tiktok', req);
-    if (granted && !granted.has('video.list')) {
-      tiktokError(
-        res,
-        401,
-        'scope_not_authorized',
-        'The user did not authorize the scope required for completing this request.',
-      );
-      return;
-    }
     const fields = String(req.query.fields ?? '')
       .split(',')
       .filter(Boolean);

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { count } from './metrics-state.sim.js';
-import { grantedScopesOf, numericIdOf, simUserOf } from './oauth/oauth-store.js';
+import { numericIdOf, simUserOf } from './oauth/oauth-store.js';
 import type { SimState } from './sim-state.js';
 import { requireBearer } from './twitter-media.sim.js';
 
@@ -10,21 +10,11 @@ const NON_PUBLIC_DAYS = 30;
  * `GET /2/tweets?ids=` (https://docs.x.com/x-api/posts/lookup): 1 to 100 ids; `tweet.fields` picks
  * `public_metrics` and `non_public_metrics`, the latter only for the token owner's posts of the last 30 days
  * (https://developer.x.com/en/docs/twitter-api/metrics). Unknown or deleted ids come back in `errors`
- * beside the found ones. A token this simulator issued without `tweet.read` is refused (403).
+ * beside the found ones. Scopes are checked ahead of it (oauth/scope-guard.sim.ts).
  */
 export function registerTwitterMetricsSim(router: Router, sim: SimState): void {
   router.get('/2/tweets', (req, res) => {
     if (!requireBearer(req, res)) return;
-    const granted = grantedScopesOf(sim, 'twitter', req);
-    if (granted && !granted.has('tweet.read')) {
-      res.status(403).json({
-        title: 'Forbidden',
-        type: 'about:blank',
-        status: 403,
-        detail: 'Missing the tweet.read scope for this token.',
-      });
-      return;
-    }
     const raw = typeof req.query.ids === 'string' ? req.query.ids : '';
     const ids = raw.split(',').filter(Boolean);
     if (ids.length < 1 || ids.length > 100 || !ids.every((id) => /^\d{1,19}$/.test(id))) {

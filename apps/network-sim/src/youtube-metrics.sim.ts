@@ -1,14 +1,7 @@
 import type { Response, Router } from 'express';
 import { count } from './metrics-state.sim.js';
-import { grantedScopesOf } from './oauth/oauth-store.js';
 import type { SimState } from './sim-state.js';
 import { YOUTUBE_SIM_QUOTA_TOKEN } from './youtube.sim.js';
-
-const READ_SCOPES = [
-  'https://www.googleapis.com/auth/youtube.readonly',
-  'https://www.googleapis.com/auth/youtube',
-  'https://www.googleapis.com/auth/youtube.force-ssl',
-];
 
 function googleError(res: Response, code: number, reason: string, message: string, status: string): void {
   res
@@ -19,7 +12,7 @@ function googleError(res: Response, code: number, reason: string, message: strin
 /**
  * `GET /youtube/v3/videos?part=statistics&id=…` (https://developers.google.com/youtube/v3/docs/videos/list):
  * up to 50 ids; unknown or deleted videos are left out of `items`; counts are strings, as YouTube sends
- * them. A simulator-issued token without a read scope is refused 403 `insufficientPermissions`.
+ * them. A simulator-issued token without a read scope is refused 403 `insufficientPermissions` (oauth/scope-guard.sim.ts).
  */
 export function registerYoutubeMetricsSim(router: Router, sim: SimState): void {
   router.get('/youtube/v3/videos', (req, res) => {
@@ -29,17 +22,6 @@ export function registerYoutubeMetricsSim(router: Router, sim: SimState): void {
         403,
         'quotaExceeded',
         'The request cannot be completed because you have exceeded your quota.',
-        'PERMISSION_DENIED',
-      );
-      return;
-    }
-    const granted = grantedScopesOf(sim, 'youtube', req);
-    if (granted && !READ_SCOPES.some((s) => granted.has(s))) {
-      googleError(
-        res,
-        403,
-        'insufficientPermissions',
-        'Request had insufficient authentication scopes.',
         'PERMISSION_DENIED',
       );
       return;

@@ -1,7 +1,7 @@
 import { JOBS, parsePayload } from '@sps/queue';
-import { type Job, UnrecoverableError } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { TPublisherContext } from './context.js';
-import { collectTargets, metricsRepoOf } from './engagement.js';
+import { collectTargets, metricsRepoOf, ReadBudgetSpentError } from './engagement.js';
 import type { TEngagementOptions } from './engagement-options.js';
 
 /** Connected accounts looked at per reconcile run; the rest wait for the next run. */
@@ -10,10 +10,33 @@ const PLAN_LIMIT = 500;
 const FAILED_RETRY_AFTER_MS = 10 * 60_000;
 
 /**
+ * A read that found the network's read budget spent: the job goes back to delayed until the window turns,
+ * so it holds no worker slot meanwhile and the wait is not counted as a failed attempt.
+ */
+async function delayWhenBudgetSpent<T>(
+  job: Job,
+  token: string | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ReadBudgetSpentError) || !token) throw error;
+    await job.moveToDelayed(Date.now() + Math.max(50, error.waitMs), token);
+    throw new DelayedError();
+  }
+}
+
+/**
  * `metrics-collect`: every due post of one connected account, read in the network's batches, at most
  * `maxCallsPerJob` calls (what is left is due still, and the reconciler gives it the next job).
  */
-export async function processMetricsCollect(ctx: TPublisherContext, job: Job, options: TEngagementOptions) {
+export async function processMetricsCollect(
+  ctx: TPublisherContext,
+  job: Job,
+  options: TEngagementOptions,
+  token?: string,
+) {
   const payload = parsePayload('metricsCollect', job.data);
   if (!payload) throw new UnrecoverableError('malformed metrics-collect payload');
   const repo = metricsRepoOf(ctx);
@@ -22,11 +45,11 @@ export async function processMetricsCollect(ctx: TPublisherContext, job: Job, op
       ?.metricsBatchSize;
   const limit = Math.max(1, (batch ?? 1) * options.maxCallsPerJob);
   const due = await repo.dueTargets(payload.socialAccountId, options.collectAfterMs, options.graceMs, limit);
-  return collectTargets(ctx, payload.socialAccountId, due);
+  return delayWhenBudgetSpent(job, token, () => collectTargets(ctx, payload.socialAccountId, due));
 }
 
 /** `metrics-refresh` (POST /v1/posts/{id}/metrics/refresh): every network of one post, now. */
-export async function processMetricsRefresh(ctx: TPublisherContext, job: Job) {
+export async function processMetricsRefresh(ctx: TPublisherContext, job: Job, token?: string) {
   const payload = parsePayload('metricsRefresh', job.data);
   if (!payload) throw new UnrecoverableError('malformed metrics-refresh payload');
   const targets = await metricsRepoOf(ctx).targetsOfPost(payload.postId);
@@ -34,7 +57,8 @@ export async function processMetricsRefresh(ctx: TPublisherContext, job: Job) {
   for (const t of targets) byAccount.set(t.socialAccountId, [...(byAccount.get(t.socialAccountId) ?? []), t]);
   const total = { read: 0, calls: 0 };
   for (const [socialAccountId, list] of byAccount) {
-    const r = await collectTargets(ctx, socialAccountId, list);
+    // A refresh delayed by the budget reads its posts again from the start (one post: a few calls).
+    const r = await delayWhenBudgetSpent(job, token, () => collectTargets(ctx, socialAccountId, list));
     total.read += r.read;
     total.calls += r.calls;
   }

@@ -8,6 +8,7 @@ import {
 import type { TMetricsRead, TNetworkFailure } from '@sps/networks';
 import type { TPublisherContext } from './context.js';
 import { connectorAccount } from './credentials.js';
+import type { TReadBudget } from './metrics-budget.js';
 
 /** A read the network refused for a while (rate limit, outage): the job is retried, what was read is kept. */
 export class ReadLaterError extends Error {
@@ -16,6 +17,20 @@ export class ReadLaterError extends Error {
     this.name = 'ReadLaterError';
   }
 }
+
+/**
+ * The network's read budget is spent for this window: the job is moved to delayed until it turns (no
+ * worker slot held, no attempt counted), with what was read kept.
+ */
+export class ReadBudgetSpentError extends Error {
+  constructor(readonly waitMs: number) {
+    super(`the read budget is spent; reading again in ${waitMs} ms`);
+    this.name = 'ReadBudgetSpentError';
+  }
+}
+
+/** Each publisher context's read budget (set by publisher.ts); none: reads are not capped. */
+export const readBudgets = new WeakMap<object, TReadBudget>();
 
 const repos = new WeakMap<object, TMetricsRepository>();
 export function metricsRepoOf(ctx: TPublisherContext): TMetricsRepository {
@@ -45,7 +60,9 @@ export interface TCollectResult {
  * Reads the figures of `targets` (all of one connected account), a batch of the network's size per call,
  * and stores one snapshot per post: its figures, or the reason it could not be read (shown by the API). A
  * rate limit or outage stops the run with ReadLaterError after storing what was read, so a retry goes on
- * where it stopped; an expired token gets one refresh and one more try, as a publish does.
+ * where it stopped; an expired token gets one refresh and one more try, as a publish does. Each call
+ * first takes its share of the network's read budget (metrics-budget.ts); a spent budget stops the run
+ * with ReadBudgetSpentError, what was read kept.
  */
 export async function collectTargets(
   ctx: TPublisherContext,
@@ -77,6 +94,11 @@ export async function collectTargets(
   }
   let loaded = connectorAccount(account, ctx.options.encryptionKey);
   const size = connector.metricsBatchSize;
+  const budget = readBudgets.get(ctx);
+  const take = async () => {
+    const taken = budget ? await budget.take(platform, socialAccountId) : ({ ok: true } as const);
+    if (!taken.ok) throw new ReadBudgetSpentError(taken.waitMs);
+  };
   for (let i = 0; i < targets.length; i += size) {
     const batch = targets.slice(i, i + size);
     const refs = batch.map((t) => ({
@@ -84,12 +106,14 @@ export async function collectTargets(
       meta: t.remoteMeta,
       publishedAt: t.publishedAt,
     }));
+    await take();
     result.calls += 1;
     let outcome = await connector.readMetrics(loaded, refs);
     if (!outcome.ok && outcome.failure.kind === 'auth_expired') {
       const renewed = await ctx.tokens.afterUnauthorized(account.id, loaded.token);
       if (renewed?.ok) {
         loaded = { ...loaded, token: renewed.token };
+        await take();
         result.calls += 1;
         outcome = await connector.readMetrics(loaded, refs);
       }

@@ -17,6 +17,7 @@ import {
   zMetricsPort,
 } from '@sps/core';
 import { z } from 'zod';
+import { parseReadBudgetOverrides } from './metrics-budget.js';
 
 const ZPublisherEnv = ZCommonEnv.extend({
   ...ZMediaEnv.shape,
@@ -100,6 +101,26 @@ const ZPublisherEnv = ZCommonEnv.extend({
     }),
   /** Metrics jobs at once: their own lane, so reading figures never takes a publishing slot. */
   METRICS_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  /**
+   * Share of each network's documented rate limit that metrics reads may take, counted in Redis across
+   * every publisher (metrics-budget.ts); the rest stays for publishing. A read past it waits (delayed job).
+   */
+  METRICS_READ_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
+  /**
+   * Per-network read caps replacing share × documented limit: `network=calls/window[:account|network]`,
+   * comma-separated (e.g. `mastodon=100/5m,twitter=300/15m`). Empty: the documented limits.
+   */
+  METRICS_READ_BUDGET: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      try {
+        return parseReadBudgetOverrides(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Facebook's video host (graph-video.facebook.com); unset: NETWORK_FACEBOOK_BASE_URL when set, else the real host. */
   NETWORK_FACEBOOK_VIDEO_BASE_URL: z.string().url().optional(),
   /** Threads API version (graph.threads.net has only v1.0 so far). */

@@ -6,11 +6,12 @@ import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
-import { ReadLaterError } from './engagement.js';
+import { ReadLaterError, readBudgets } from './engagement.js';
 import { processMetricsCollect, processMetricsRefresh } from './engagement.processor.js';
 import { DEFAULT_ENGAGEMENT, type TEngagementOptions } from './engagement-options.js';
 import { sweepMedia, type TMediaSweepConfig } from './media-sweep.processor.js';
 import type { TPublisherMetrics } from './metrics.js';
+import { createReadBudget, DEFAULT_READ_BUDGET, type TReadBudgetConfig } from './metrics-budget.js';
 import { processPrepare } from './prepare.processor.js';
 import { createPreparedPosts, PREPARED_PUBLISH_CONCURRENCY, restoreBackstop } from './prepared-posts.js';
 import { ProcessingWaitError, processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
@@ -61,6 +62,8 @@ export interface TPublisherDeps {
   engagement?: Partial<TEngagementOptions>;
   /** Metrics jobs run at once (METRICS_CONCURRENCY): a lane of their own beside publishing. */
   metricsConcurrency?: number;
+  /** Metrics reads' share of each network's rate limit (METRICS_READ_SHARE, METRICS_READ_BUDGET). */
+  readBudget?: Partial<TReadBudgetConfig>;
   /** The media library's retention sweep (none: no sweep runs in this process). */
   mediaSweep?: TMediaSweepConfig;
   /** Fair lanes per network and per account (publish-lanes.ts); omitted: none. */
@@ -156,6 +159,10 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
 
   const engagement: TEngagementOptions = { ...DEFAULT_ENGAGEMENT, ...deps.engagement };
   ctx.engagement = engagement;
+  readBudgets.set(
+    ctx,
+    createReadBudget(deps.connection, deps.queuePrefix, { ...DEFAULT_READ_BUDGET, ...deps.readBudget }),
+  );
   const mediaRepository = createMediaRepository(deps.db);
   const sweepNow = (now?: Date) => {
     if (!deps.mediaSweep) throw new Error('the media sweep is not configured in this process');
@@ -194,8 +201,8 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     new Worker(
       'metrics',
       route({
-        'metrics-collect': (job) => processMetricsCollect(ctx, job, engagement),
-        'metrics-refresh': (job) => processMetricsRefresh(ctx, job),
+        'metrics-collect': (job, token) => processMetricsCollect(ctx, job, engagement, token),
+        'metrics-refresh': (job, token) => processMetricsRefresh(ctx, job, token),
       }),
       {
         ...common,

@@ -27,6 +27,20 @@ describe('publisher env: metrics collection', () => {
     expect(loadEnv({}).METRICS_CONCURRENCY).toBe(4);
   });
 
+  it('reads take half of each documented rate limit by default; METRICS_READ_BUDGET replaces it per network', () => {
+    expect(loadEnv({}).METRICS_READ_SHARE).toBe(0.5);
+    expect(loadEnv({}).METRICS_READ_BUDGET).toEqual({});
+    expect(
+      loadEnv({ METRICS_READ_BUDGET: 'mastodon=100/5m, discord=3/2s:network' }).METRICS_READ_BUDGET,
+    ).toEqual({
+      mastodon: { limit: 100, windowMs: 300_000, per: 'account' },
+      discord: { limit: 3, windowMs: 2000, per: 'network' },
+    });
+    expect(() => loadEnv({ METRICS_READ_BUDGET: 'telegram=1/1s' })).toThrow(/METRICS_READ_BUDGET/);
+    expect(() => loadEnv({ METRICS_READ_BUDGET: 'mastodon=lots' })).toThrow(/METRICS_READ_BUDGET/);
+    expect(() => loadEnv({ METRICS_READ_SHARE: '0' })).toThrow(/METRICS_READ_SHARE/);
+  });
+
   it('sorts and deduplicates the durations', () => {
     expect(loadEnv({ METRICS_COLLECT_AFTER: '6h, 1h,1h' }).METRICS_COLLECT_AFTER).toEqual([
       3_600_000, 21_600_000,

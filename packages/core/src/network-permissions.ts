@@ -7,7 +7,7 @@ import type { TPlatform } from './platforms.js';
  * before sending it (permission-guard.ts), and apps/network-sim refuses it too, as the network does.
  */
 
-/** The calls a connector or an OAuth provider makes; `metrics` is reserved for the engagement reads. */
+/** The calls a connector or an OAuth provider makes; `metrics` is the engagement read (`<network>-metrics.ts`). */
 export type TPermissionCall =
   | 'identity'
   | 'post'
@@ -38,8 +38,6 @@ export interface TPermissionRow {
   audience?: TAudience;
   /** A scope the service does not ask for (the network grants it to approved partners only). */
   notRequested?: true;
-  /** Reserved: the call is not made yet (metrics reads come with the engagement issue). */
-  planned?: true;
 }
 
 const X_POST = 'https://docs.x.com/x-api/posts/create-post';
@@ -95,10 +93,11 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'metrics',
-      endpoint: 'GET /2/tweets?ids=…&tweet.fields=public_metrics',
+      // non_public_metrics (impressions, clicks) come only with the author's own user token, which is the
+      // token the service holds (https://developer.x.com/en/docs/twitter-api/metrics).
+      endpoint: 'GET /2/tweets?ids=…&tweet.fields=public_metrics,non_public_metrics',
       needs: ['tweet.read', 'users.read'],
       doc: 'https://docs.x.com/x-api/posts/get-posts-by-ids',
-      planned: true,
     },
   ],
   youtube: [
@@ -141,10 +140,10 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'metrics',
-      endpoint: 'GET /youtube/v3/videos?part=statistics',
+      endpoint:
+        'GET /youtube/v3/videos?part=statistics (youtube.readonly or youtube.force-ssl, either grants it)',
       needs: [YT_READ],
       doc: 'https://developers.google.com/youtube/v3/docs/videos/list',
-      planned: true,
     },
   ],
   linkedin: [
@@ -199,11 +198,12 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'metrics',
-      endpoint: 'GET /rest/organizationalEntityShareStatistics',
-      needs: ['r_organization_social'],
+      // The page's Permissions table names rw_organization_admin ("retrieve reporting data"), not
+      // r_organization_social (the Posts API read).
+      endpoint: 'GET /rest/organizationalEntityShareStatistics?q=organizationalEntity&shares=List(…)',
+      needs: ['rw_organization_admin'],
       doc: 'https://learn.microsoft.com/en-us/linkedin/marketing/community-management/organizations/share-statistics',
       audience: 'organization',
-      planned: true,
     },
   ],
   tiktok: [
@@ -239,10 +239,9 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'metrics',
-      endpoint: 'POST /v2/video/query/',
+      endpoint: 'POST /v2/video/query/?fields=id,like_count,comment_count,share_count,view_count',
       needs: ['video.list'],
       doc: 'https://developers.tiktok.com/doc/tiktok-api-v2-video-query',
-      planned: true,
     },
   ],
   threads: [
@@ -290,10 +289,9 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'metrics',
-      endpoint: 'GET /{media}/insights',
+      endpoint: 'GET /{threads-media-id}/insights?metric=views,likes,replies,reposts,quotes,shares',
       needs: ['threads_basic', 'threads_manage_insights'],
       doc: 'https://developers.facebook.com/docs/threads/insights',
-      planned: true,
     },
   ],
   instagram: [
@@ -337,10 +335,9 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'metrics',
-      endpoint: 'GET /{media}/insights',
+      endpoint: 'GET /{ig-media-id}/insights?metric=views,likes,comments,shares,saved',
       needs: ['instagram_business_basic', 'instagram_business_manage_insights'],
       doc: 'https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights',
-      planned: true,
     },
   ],
   facebook: [
@@ -395,10 +392,12 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'metrics',
-      endpoint: 'GET /{post}/insights',
-      needs: ['read_insights', 'pages_read_engagement'],
-      doc: 'https://developers.facebook.com/docs/graph-api/reference/insights',
-      planned: true,
+      // The reader asks the post's own counters, not /insights (which would need read_insights): the
+      // reactions edge lists pages_read_engagement (and pages_show_list, already asked for identity).
+      endpoint:
+        'GET /{page-post-id}?fields=shares,reactions.summary(total_count).limit(0),comments.summary(total_count).limit(0)',
+      needs: ['pages_read_engagement'],
+      doc: 'https://developers.facebook.com/docs/graph-api/reference/object/reactions',
     },
   ],
   mastodon: [
@@ -440,10 +439,9 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
     },
     {
       call: 'metrics',
-      endpoint: 'GET /api/v1/statuses/:id',
+      endpoint: 'GET /api/v1/statuses?id[]=… (4.3+), else GET /api/v1/statuses/:id',
       needs: [['read:statuses', 'read']],
-      doc: 'https://docs.joinmastodon.org/methods/statuses/#get',
-      planned: true,
+      doc: 'https://docs.joinmastodon.org/methods/statuses/#index',
     },
   ],
   slack: [
@@ -477,6 +475,12 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
       needs: ['chat:write', 'files:write'],
       doc: 'https://docs.slack.dev/reference/methods/chat.delete',
     },
+    {
+      call: 'metrics',
+      endpoint: 'reactions.get (channel, timestamp, full)',
+      needs: ['reactions:read'],
+      doc: 'https://docs.slack.dev/reference/scopes/reactions.read',
+    },
   ],
   // Discord bots hold channel permissions (set in the server), not OAuth scopes: named as Discord does.
   discord: [
@@ -504,7 +508,24 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
       needs: [],
       doc: 'https://discord.com/developers/docs/resources/message#delete-message',
     },
+    {
+      call: 'metrics',
+      endpoint: 'GET /channels/{id}/messages/{id} (its reactions)',
+      needs: ['VIEW_CHANNEL', 'READ_MESSAGE_HISTORY'],
+      doc: 'https://discord.com/developers/docs/resources/message#get-channel-message',
+    },
   ],
+  // Bluesky: an app password's session reads public posts; there is no scope to ask.
+  bluesky: [
+    {
+      call: 'metrics',
+      endpoint: 'GET /xrpc/app.bsky.feed.getPosts?uris=… (up to 25)',
+      needs: [],
+      doc: 'https://docs.bsky.app/docs/api/app-bsky-feed-get-posts',
+    },
+  ],
+  // Telegram: the Bot API offers no read of a message's views or reactions, so there is no metrics row
+  // (UNREADABLE_METRICS in metrics-model.ts says so per post).
 };
 
 function flat(need: string | readonly string[]): readonly string[] {
@@ -527,7 +548,7 @@ export function permissionRows(platform: TPlatform, audience: TAudience = 'membe
 export function requestedScopes(platform: TPlatform, audience: TAudience = 'member'): string[] {
   const out = new Set<string>();
   for (const row of permissionRows(platform, audience)) {
-    if (row.planned || row.notRequested) continue;
+    if (row.notRequested) continue;
     for (const need of row.needs) out.add(flat(need)[0] as string);
   }
   return [...out];
@@ -545,7 +566,7 @@ export function missingFor(
 ): string[] {
   const missing = new Set<string>();
   for (const row of permissionRows(platform, audience)) {
-    if (row.planned || !calls.includes(row.call)) continue;
+    if (!calls.includes(row.call)) continue;
     for (const need of row.needs) {
       const options = flat(need);
       if (!options.some((scope) => granted.has(scope))) missing.add(options[0] as string);

@@ -129,6 +129,8 @@ export function createMetricsRepository(db: TDb) {
           instanceUrl: true,
           credentialsEncrypted: true,
           isActive: true,
+          // The stored grant: the permission guard checks the read's scopes before it is sent.
+          grantedScopes: true,
         },
       });
     },

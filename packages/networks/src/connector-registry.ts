@@ -77,9 +77,9 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
       ...(config.appIds?.[platform] ? { appId: config.appIds[platform] } : {}),
       fetchMedia,
     };
-    // Every call checks the account's permissions first (DESIGN invariant 12); the metrics reader is attached
-    // to the guarded connector.
-    out[platform] = withMetricsReader(platform, guardPermissions(factory(options)), options);
+    // Every call checks the account's permissions first (DESIGN invariant 12), the metrics read too: the
+    // reader is attached before the guard wraps the connector.
+    out[platform] = guardPermissions(withMetricsReader(platform, factory(options), options));
   }
   return out;
 }

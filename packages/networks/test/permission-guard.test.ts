@@ -140,3 +140,63 @@ describe('permission refusals of the bot networks (simulated)', () => {
     expect(found).toMatchObject({ kind: 'cannot_tell', reason: expect.stringContaining('channels:history') });
   });
 });
+
+describe('permission guard: metrics reads', () => {
+  const refs = [{ remoteId: '1', publishedAt: new Date() }];
+  function reader(answer: Awaited<ReturnType<NonNullable<TNetworkConnector['readMetrics']>>>) {
+    const calls: string[] = [];
+    const connector: TNetworkConnector = {
+      platform: 'threads',
+      async publish() {
+        return { ok: true, remoteId: '1', url: 'u' };
+      },
+      metricsBatchSize: 1,
+      async readMetrics() {
+        calls.push('read');
+        return answer;
+      },
+    };
+    return { calls, guarded: guardPermissions(connector) };
+  }
+
+  it("checks the 'metrics' row before the read: a grant without threads_manage_insights is refused unsent", async () => {
+    const { calls, guarded } = reader({ ok: true, results: new Map() });
+    expect(guarded.metricsBatchSize).toBe(1);
+    const lacking = account({
+      platform: 'threads',
+      permissions: ['threads_basic', 'threads_content_publish'],
+    });
+    const refused = await guarded.readMetrics?.(lacking, refs);
+    expect(refused).toMatchObject({ ok: false, failure: { kind: 'rejected' } });
+    expect(refused && !refused.ok ? refused.failure.message : '').toMatch(
+      /threads_manage_insights permission for reading the post's figures.*reconnect the Threads account to grant threads_manage_insights/,
+    );
+    expect(calls).toEqual([]);
+    const granted = account({
+      platform: 'threads',
+      permissions: ['threads_basic', 'threads_manage_insights'],
+    });
+    expect(await guarded.readMetrics?.(granted, refs)).toMatchObject({ ok: true });
+    expect(calls).toEqual(['read']);
+  });
+
+  it("names the network's own refusal when the grant is unknown (code 10), rejected", async () => {
+    const { calls, guarded } = reader({
+      ok: false,
+      failure: {
+        kind: 'rejected',
+        status: 403,
+        message: 'refused',
+        body: '{"error":{"message":"Application does not have permission for this action","code":10}}',
+      },
+    });
+    const unknown = account({ platform: 'threads', permissions: null });
+    const out = await guarded.readMetrics?.(unknown, refs);
+    expect(calls).toEqual(['read']);
+    expect(out && !out.ok ? out.failure : null).toMatchObject({
+      kind: 'rejected',
+      status: 403,
+      message: expect.stringContaining('threads_manage_insights'),
+    });
+  });
+});

@@ -57,6 +57,8 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
     { method: 'POST', path: re('/2/tweets'), needs: ['tweet.read', 'tweet.write', 'users.read'] },
     { method: 'DELETE', path: re(`/2/tweets/${ID}`), needs: ['tweet.read', 'tweet.write', 'users.read'] },
     { method: 'GET', path: re(`/2/users/${ID}/tweets`), needs: ['tweet.read', 'users.read'] },
+    // Post lookup by ids (the metrics read): https://docs.x.com/x-api/posts/get-posts-by-ids
+    { method: 'GET', path: re('/2/tweets'), needs: ['tweet.read', 'users.read'] },
     { method: '*', path: /^\/2\/media\//, needs: ['media.write'] },
   ],
   // "Authorization" of channels.list, videos.insert, videos.list and videos.delete
@@ -118,6 +120,14 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       needs: [LI_WRITE],
       resource: 'partnerApiSocialActions.CREATE',
     },
+    // Share statistics: "rw_organization_admin ... retrieve reporting data"
+    // (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/organizations/share-statistics).
+    {
+      method: 'GET',
+      path: re('/rest/organizationalEntityShareStatistics'),
+      needs: ['rw_organization_admin'],
+      resource: 'organizationalEntityShareStatistics.FINDER-organizationalEntity',
+    },
     {
       method: 'GET',
       path: /^\/rest\/organization(Acls|s\/)/,
@@ -146,6 +156,8 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       needs: ['video.publish'],
     },
     { method: 'POST', path: re('/v2/post/publish/status/fetch'), needs: [['video.publish', 'video.upload']] },
+    // Query Videos (https://developers.tiktok.com/doc/tiktok-api-v2-video-query): video.list.
+    { method: 'POST', path: re('/v2/video/query'), needs: ['video.list'] },
   ],
   // Threads "Get started" permissions and Delete Posts (threads_delete); replies need threads_read_replies.
   // https://developers.facebook.com/docs/threads/get-started, .../posts/delete-posts
@@ -162,6 +174,12 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       needs: ['threads_basic', 'threads_read_replies'],
     },
     { method: 'DELETE', path: re(`${V}/${ID}`), needs: ['threads_basic', 'threads_delete'] },
+    // Media insights (https://developers.facebook.com/docs/threads/insights): threads_manage_insights.
+    {
+      method: 'GET',
+      path: re(`${V}/${ID}/insights`),
+      needs: ['threads_basic', 'threads_manage_insights'],
+    },
     { method: 'GET', path: new RegExp(`^${V}/`), needs: ['threads_basic'] },
   ],
   // Instagram API with Instagram Login: content publishing and media reads.
@@ -177,6 +195,12 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       method: '*',
       path: re(`${V}/${ID}/comments`),
       needs: ['instagram_business_basic', 'instagram_business_manage_comments'],
+    },
+    // Media insights (https://developers.facebook.com/docs/instagram-platform/reference/instagram-media/insights).
+    {
+      method: 'GET',
+      path: re(`${V}/${ID}/insights`),
+      needs: ['instagram_business_basic', 'instagram_business_manage_insights'],
     },
     { method: 'GET', path: new RegExp(`^${V}/`), needs: ['instagram_business_basic'] },
   ],
@@ -209,14 +233,26 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
     },
     { method: 'GET', path: re(`${V}/${ID}/published_posts`), needs: ['pages_read_engagement'] },
     { method: 'DELETE', path: re(`${V}/${ID}`), needs: ['pages_manage_posts', 'pages_read_engagement'] },
+    // A Page post's counters (`?fields=shares,reactions.summary…`): the reactions edge lists
+    // pages_read_engagement (https://developers.facebook.com/docs/graph-api/reference/object/reactions).
+    // Only Page posts (`<page>_<post>`); other objects read by id need nothing more here.
+    {
+      method: 'GET',
+      path: re(`${V}/${ID}`),
+      needs: (req) => (/^\/[^/]+\/[^/_]+_\d+\/?$/.test(req.path) ? ['pages_read_engagement'] : []),
+    },
   ],
   // Mastodon's OAuth scopes per method (https://docs.joinmastodon.org/api/oauth-scopes/).
   mastodon: [
     { method: 'GET', path: re('/api/v1/accounts/verify_credentials'), needs: [['read:accounts', 'read']] },
     { method: 'GET', path: re(`/api/v1/accounts/${ID}/statuses`), needs: [['read:statuses', 'read']] },
+    // Reading statuses (the metrics read): https://docs.joinmastodon.org/methods/statuses/#get, #index.
+    { method: 'GET', path: re(`/api/v1/statuses(/${ID})?`), needs: [['read:statuses', 'read']] },
     { method: '*', path: re(`/api/v1/statuses(/${ID})?`), needs: [['write:statuses', 'write']] },
     { method: '*', path: /^\/api\/v[12]\/media/, needs: [['write:media', 'write']] },
   ],
+  // reactions.get needs reactions:read (https://docs.slack.dev/reference/scopes/reactions.read).
+  slack: [{ method: '*', path: re('/reactions.get'), needs: ['reactions:read'] }],
 };
 
 function needsOf(rule: TRule, req: Request): TNeeds {
@@ -230,7 +266,14 @@ function lacking(needs: TNeeds, granted: Set<string>): string[] {
 }
 
 /** Each network's refusal of a token without the scope a call needs. */
-function refuse(platform: TPlatform, req: Request, res: Response, rule: TRule, missing: string[]): void {
+function refuse(
+  platform: TPlatform,
+  req: Request,
+  res: Response,
+  rule: TRule,
+  missing: string[],
+  granted: Set<string>,
+): void {
   switch (platform) {
     case 'twitter':
       res.status(403).json({
@@ -282,6 +325,16 @@ function refuse(platform: TPlatform, req: Request, res: Response, rule: TRule, m
       });
       return;
     case 'facebook':
+      if (req.method === 'GET') {
+        // A read without the permission: code 10, naming it (as Graph answers a Page post's fields).
+        graphError(
+          res,
+          403,
+          10,
+          `(#10) This endpoint requires the '${missing.join("', '")}' permission or the 'Page Public Content Access' feature.`,
+        );
+        return;
+      }
       // Graph permission errors are codes 200-299 (https://developers.facebook.com/docs/graph-api/guides/error-handling).
       graphError(
         res,
@@ -296,6 +349,15 @@ function refuse(platform: TPlatform, req: Request, res: Response, rule: TRule, m
       return;
     case 'mastodon':
       res.status(403).json({ error: 'This action is outside the authorized scopes' });
+      return;
+    case 'slack':
+      // Slack answers 200 with ok: false (https://docs.slack.dev/apis/web-api/#responses).
+      res.json({
+        ok: false,
+        error: 'missing_scope',
+        needed: missing.join(','),
+        provided: [...granted].join(','),
+      });
       return;
     default:
       res.status(403).json({ error: 'insufficient_scope' });
@@ -319,10 +381,11 @@ export function registerScopeGuards(app: Express, sim: SimState): void {
       ) {
         return next();
       }
-      const missing = lacking(needsOf(rule, req), new Set(found.scopes.split(/[ ,]+/).filter(Boolean)));
+      const granted = new Set(found.scopes.split(/[ ,]+/).filter(Boolean));
+      const missing = lacking(needsOf(rule, req), granted);
       if (missing.length === 0) return next();
       sim.record(platform, req);
-      refuse(platform, req, res, rule, missing);
+      refuse(platform, req, res, rule, missing, granted);
     });
   }
 }

@@ -59,18 +59,21 @@ export function permissionFailure(
   platform: TPlatform,
   missing: readonly string[],
   refusedBy?: TNetworkFailure,
+  purpose = 'this',
 ): TNetworkFailure {
   const network = NAMES[platform] ?? platform;
   const plural = missing.length === 1 ? 'permission' : 'permissions';
   return {
     kind: 'rejected',
     message:
-      `${network} needs the ${list(missing)} ${plural} for this, which the account was not granted` +
+      `${network} needs the ${list(missing)} ${plural} for ${purpose}, which the account was not granted` +
       `${refusedBy ? ` (${network} refused the call)` : ''}: ${howToGrant(platform, network, list(missing))}`,
     ...(refusedBy?.status !== undefined ? { status: refusedBy.status } : {}),
     ...(refusedBy?.body !== undefined ? { body: refusedBy.body } : {}),
   };
 }
+
+const READ_FIGURES = "reading the post's figures";
 
 function callsOfPublish(input: TPublishInput): TPermissionCall[] {
   const calls: TPermissionCall[] = [input.replyTo ? 'reply' : 'post'];
@@ -94,6 +97,7 @@ function afterRefusal(
   account: TConnectorAccount,
   calls: TPermissionCall[],
   failure: TNetworkFailure,
+  purpose?: string,
 ): TNetworkFailure | null {
   const recognise = REFUSAL[account.platform];
   if (!recognise?.(failure.status, failure.body ?? '')) return null;
@@ -104,12 +108,12 @@ function afterRefusal(
   const needed = neededFor(account.platform, audience, calls);
   const unproven = needed.filter((scope) => !proven.has(scope));
   const named = missing && missing.length > 0 ? missing : unproven.length > 0 ? unproven : needed;
-  return permissionFailure(account.platform, named.length > 0 ? named : ['(unnamed)'], failure);
+  return permissionFailure(account.platform, named.length > 0 ? named : ['(unnamed)'], failure, purpose);
 }
 
 /**
  * Wraps a connector so that every call checks the account's permissions first (DESIGN invariant 12):
- * a publish, delete or read-back the account was not granted fails before it is sent, naming the
+ * a publish, delete, read-back or metrics read the account was not granted fails before it is sent, naming the
  * permission and saying to reconnect; a refusal the network sends for a permission is reported the same.
  */
 export function guardPermissions(connector: TNetworkConnector): TNetworkConnector {
@@ -168,6 +172,22 @@ export function guardPermissions(connector: TNetworkConnector): TNetworkConnecto
       const outcome = await remove(account, remote);
       if (outcome.ok) return outcome;
       const named = afterRefusal(account, ['delete'], outcome.failure);
+      return named ? { ok: false, failure: named } : outcome;
+    };
+  }
+  const read = connector.readMetrics?.bind(connector);
+  if (read && connector.metricsBatchSize) {
+    // A read of figures the account was not granted fails before it is sent (`rejected`, never retried),
+    // naming the permission; a network's own refusal for one is named the same way.
+    guarded.metricsBatchSize = connector.metricsBatchSize;
+    guarded.readMetrics = async (account, refs) => {
+      const missing = lacking(account, ['metrics']);
+      if (missing && missing.length > 0) {
+        return { ok: false, failure: permissionFailure(account.platform, missing, undefined, READ_FIGURES) };
+      }
+      const outcome = await read(account, refs);
+      if (outcome.ok) return outcome;
+      const named = afterRefusal(account, ['metrics'], outcome.failure, READ_FIGURES);
       return named ? { ok: false, failure: named } : outcome;
     };
   }
