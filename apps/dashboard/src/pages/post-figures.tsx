@@ -1,33 +1,56 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api.js';
-import { FIGURE_LABELS, FIGURES, figureText, type TPostMetrics } from '../figures.js';
+import { FIGURE_LABELS, FIGURES, figureText, type TFigures, type TPostMetrics } from '../figures.js';
 import { asApiError, localTime } from '../ui.js';
+
+type TReadFigures = TFigures & { collected_at: string | null };
 
 /** How long after "Refresh figures" the panel polls for the new collection (the job runs in the publisher). */
 const REFRESH_WATCH_MS = 60_000;
 
 /** One post's latest figures per network, read when the panel is opened, with "Refresh figures". */
 function FiguresPanel({ postId }: { postId: string }) {
-  const [refreshedAt, setRefreshedAt] = useState<number | null>(null);
-  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
-  const watching = refreshedAt !== null && Date.now() - refreshedAt < REFRESH_WATCH_MS;
+  // After "Refresh figures": when it was asked and the latest read time then, to poll until a newer one shows.
+  const [watch, setWatch] = useState<{ since: number; before: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
   const metrics = useQuery({
     queryKey: ['post-metrics', postId],
     queryFn: () => api<TPostMetrics>('GET', `/v1/posts/${postId}/metrics`),
-    refetchInterval: watching ? 1500 : false,
+    refetchInterval: () =>
+      watch && !updatedSince(watch.before) && Date.now() - watch.since < REFRESH_WATCH_MS ? 1500 : false,
   });
+  const entries = Object.entries(metrics.data?.platforms ?? {});
+  // Figures in a table (a row per figure, a column per network: it fits a narrow column); a network that
+  // could not be read says why and what to do, under it.
+  const read: [string, TReadFigures][] = [];
+  const unread: [string, string][] = [];
+  for (const [platform, value] of entries) {
+    if ('error' in value) unread.push([platform, value.error]);
+    else read.push([platform, value]);
+  }
+  // ISO 8601 times in UTC compare as strings.
+  const latest = read.reduce(
+    (max, [, v]) => (v.collected_at && v.collected_at > max ? v.collected_at : max),
+    '',
+  );
+  function updatedSince(before: string) {
+    return latest > before;
+  }
   const refresh = async () => {
-    setMessage(null);
+    setError(null);
     try {
       await api('POST', `/v1/posts/${postId}/metrics/refresh`);
-      setRefreshedAt(Date.now());
-      setMessage({ text: 'Collecting the figures now: they update here.', error: false });
+      setWatch({ since: Date.now(), before: latest });
     } catch (e) {
-      setMessage({ text: asApiError(e).readable, error: true });
+      setError(asApiError(e).readable);
     }
   };
-  const entries = Object.entries(metrics.data?.platforms ?? {});
+  const status = !watch
+    ? null
+    : updatedSince(watch.before)
+      ? 'Figures read just now.'
+      : 'Collecting the figures now: they update here.';
   return (
     <div className="figures">
       {metrics.isError && (
@@ -37,51 +60,59 @@ function FiguresPanel({ postId }: { postId: string }) {
       )}
       {metrics.isPending && <p>Loading figures…</p>}
       {metrics.data && entries.length === 0 && <p>Not published on any network yet.</p>}
-      {entries.length > 0 && (
+      {read.length > 0 && (
         <table className="figures-table">
           <caption className="visually-hidden">Latest figures per network</caption>
           <thead>
             <tr>
-              <th scope="col">Network</th>
-              {FIGURES.map((f) => (
-                <th scope="col" key={f}>
-                  {FIGURE_LABELS[f]}
+              <td />
+              {read.map(([platform]) => (
+                <th scope="col" key={platform}>
+                  {platform}
                 </th>
               ))}
-              <th scope="col">Read</th>
             </tr>
           </thead>
           <tbody>
-            {entries.map(([platform, value]) => (
-              <tr key={platform} data-platform={platform}>
-                <th scope="row">{platform}</th>
-                {'error' in value ? (
-                  <td colSpan={FIGURES.length + 1} className="error">
-                    {value.error}
+            {FIGURES.map((f) => (
+              <tr key={f} data-figure={f}>
+                <th scope="row">{FIGURE_LABELS[f]}</th>
+                {read.map(([platform, value]) => (
+                  <td key={platform} data-platform={platform}>
+                    {figureText(value[f])}
                   </td>
-                ) : (
-                  <>
-                    {FIGURES.map((f) => (
-                      <td key={f} data-figure={f}>
-                        {figureText(value[f])}
-                      </td>
-                    ))}
-                    <td>{value.collected_at ? localTime(value.collected_at) : 'not collected yet'}</td>
-                  </>
-                )}
+                ))}
               </tr>
             ))}
+            <tr data-figure="collected_at">
+              <th scope="row">Read</th>
+              {read.map(([platform, value]) => (
+                <td key={platform} data-platform={platform}>
+                  {value.collected_at ? localTime(value.collected_at) : 'not collected yet'}
+                </td>
+              ))}
+            </tr>
           </tbody>
         </table>
+      )}
+      {unread.length > 0 && (
+        <ul className="figure-errors">
+          {unread.map(([platform, message]) => (
+            <li key={platform} data-platform={platform} className="error">
+              {platform}: {message}
+            </li>
+          ))}
+        </ul>
       )}
       <button type="button" className="secondary" onClick={refresh}>
         Refresh figures
       </button>
-      {message && (
-        <p role={message.error ? 'alert' : 'status'} className={message.error ? 'error' : undefined}>
-          {message.text}
+      {error && (
+        <p role="alert" className="error">
+          {error}
         </p>
       )}
+      {!error && status && <p role="status">{status}</p>}
     </div>
   );
 }
