@@ -119,6 +119,21 @@ describe('dashboard engagement figures in a browser', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     await page.getByRole('heading', { name: /on mastodon/ }).waitFor();
     await page.locator('dd[data-total="likes"]').filter({ hasText: /^8$/ }).waitFor();
+
+    // On a phone: no sideways scrolling of the page (wide tables scroll inside their box).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByText('Show the per-day figures as a table').click();
+    await table.waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+    await rig.shot(page, 'analytics-narrow');
+    await page.getByRole('link', { name: 'Posts', exact: true }).click();
+    await row.getByText('Figures', { exact: true }).click();
+    await figures
+      .locator('tr[data-figure="likes"] td[data-platform="twitter"]')
+      .filter({ hasText: '42' })
+      .waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+    await rig.shot(page, 'post-figures-narrow');
     await page.close();
   }, 90_000);
 });

@@ -61,39 +61,41 @@ function FiguresPanel({ postId }: { postId: string }) {
       {metrics.isPending && <p>Loading figures…</p>}
       {metrics.data && entries.length === 0 && <p>Not published on any network yet.</p>}
       {read.length > 0 && (
-        <table className="figures-table">
-          <caption className="visually-hidden">Latest figures per network</caption>
-          <thead>
-            <tr>
-              <td />
-              {read.map(([platform]) => (
-                <th scope="col" key={platform}>
-                  {platform}
-                </th>
+        <div className="table-scroll">
+          <table className="figures-table">
+            <caption className="visually-hidden">Latest figures per network</caption>
+            <thead>
+              <tr>
+                <td />
+                {read.map(([platform]) => (
+                  <th scope="col" key={platform}>
+                    {platform}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {FIGURES.map((f) => (
+                <tr key={f} data-figure={f}>
+                  <th scope="row">{FIGURE_LABELS[f]}</th>
+                  {read.map(([platform, value]) => (
+                    <td key={platform} data-platform={platform}>
+                      {figureText(value[f])}
+                    </td>
+                  ))}
+                </tr>
               ))}
-            </tr>
-          </thead>
-          <tbody>
-            {FIGURES.map((f) => (
-              <tr key={f} data-figure={f}>
-                <th scope="row">{FIGURE_LABELS[f]}</th>
+              <tr data-figure="collected_at">
+                <th scope="row">Read</th>
                 {read.map(([platform, value]) => (
                   <td key={platform} data-platform={platform}>
-                    {figureText(value[f])}
+                    {value.collected_at ? localTime(value.collected_at) : 'not collected yet'}
                   </td>
                 ))}
               </tr>
-            ))}
-            <tr data-figure="collected_at">
-              <th scope="row">Read</th>
-              {read.map(([platform, value]) => (
-                <td key={platform} data-platform={platform}>
-                  {value.collected_at ? localTime(value.collected_at) : 'not collected yet'}
-                </td>
-              ))}
-            </tr>
-          </tbody>
-        </table>
+            </tbody>
+          </table>
+        </div>
       )}
       {unread.length > 0 && (
         <ul className="figure-errors">
