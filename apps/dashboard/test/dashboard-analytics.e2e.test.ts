@@ -114,11 +114,19 @@ describe('dashboard engagement figures in a browser', () => {
     expect(await first.textContent()).toMatch(/The launch post everyone liked.*63 interactions/);
     await rig.shot(page, 'analytics');
 
+    // Another post published meanwhile: the page follows the live stream (no reload).
+    const second = await createB(api, apiKey, { content: 'A second post', platforms: ['mastodon'] });
+    expect((await request(api.app).post(`/v1/posts/${second.id}/publish`).set(bearer(apiKey))).status).toBe(
+      200,
+    );
+    await page.locator('dd[data-total="posts"]').filter({ hasText: /^2$/ }).waitFor({ timeout: 20_000 });
+
     // A network filter: Mastodon alone.
     await page.getByLabel('Network').selectOption('mastodon');
     await page.getByRole('button', { name: 'Show' }).click();
     await page.getByRole('heading', { name: /on mastodon/ }).waitFor();
     await page.locator('dd[data-total="likes"]').filter({ hasText: /^8$/ }).waitFor();
+    await page.locator('dd[data-total="posts"]').filter({ hasText: /^2$/ }).waitFor();
 
     // On a phone: no sideways scrolling of the page (wide tables scroll inside their box).
     await page.setViewportSize({ width: 390, height: 844 });

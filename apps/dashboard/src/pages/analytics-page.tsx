@@ -71,7 +71,7 @@ function Totals({ data }: { data: TAnalyticsView }) {
       <dl className="totals">
         <div>
           <dt>Posts</dt>
-          <dd>{data.totals.posts}</dd>
+          <dd data-total="posts">{data.totals.posts}</dd>
         </div>
         {FIGURES.map((f) => (
           <div key={f}>
