@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { ApiError, api, setCsrfToken, type TSessionView } from './api.js';
 import { LiveBadge } from './live-badge.js';
 import { useLiveUpdates } from './live-updates.js';
@@ -11,6 +11,9 @@ import { SignInPage } from './pages/sign-in-page.js';
 import { UsagePage } from './pages/usage-page.js';
 import { WebhooksPage } from './pages/webhooks-page.js';
 
+// Loaded when opened: the chart library is most of its weight.
+const AnalyticsPage = lazy(() => import('./pages/analytics-page.js'));
+
 const PAGES = [
   { hash: '#/posts', label: 'Posts' },
   { hash: '#/accounts', label: 'Accounts' },
@@ -18,6 +21,7 @@ const PAGES = [
   { hash: '#/webhooks', label: 'Webhooks' },
   { hash: '#/queue', label: 'Queue' },
   { hash: '#/usage', label: 'Usage' },
+  { hash: '#/analytics', label: 'Analytics' },
 ] as const;
 
 function useHash(): string {
@@ -109,6 +113,11 @@ export function App() {
         {page.hash === '#/webhooks' && <WebhooksPage />}
         {page.hash === '#/queue' && <QueuePage />}
         {page.hash === '#/usage' && <UsagePage />}
+        {page.hash === '#/analytics' && (
+          <Suspense fallback={<p className="loading">Loading…</p>}>
+            <AnalyticsPage />
+          </Suspense>
+        )}
       </main>
     </div>
   );

@@ -82,6 +82,8 @@ export function useLiveUpdates(client: QueryClient, signedIn: boolean): void {
       if (pending.posts) {
         void client.invalidateQueries({ queryKey: ['posts'] });
         void client.invalidateQueries({ queryKey: ['queue-schedule'] });
+        // A post published or deleted changes the Analytics page's counts (read again only while it is shown).
+        void client.invalidateQueries({ queryKey: ['analytics'] });
       }
       if (pending.accounts) void client.invalidateQueries({ queryKey: ['accounts'] });
       pending.posts = false;

@@ -179,8 +179,28 @@ export interface TAnalyticsDay {
   figures: TMetricFigures;
 }
 
+/** Interactions (reach, i.e. impressions and views, is not engagement): what ranks the top posts. */
+export const ENGAGEMENT_FIELDS = ['likes', 'reposts', 'replies', 'quotes', 'bookmarks', 'clicks'] as const;
+
+/** How many top posts an analytics answer lists. */
+export const TOP_POSTS_LIMIT = 5;
+
+/** A post of the range ranked by engagement: its latest figures summed over its networks. */
+export interface TTopPost {
+  postId: string;
+  /** The post's text, cut to 280 characters. */
+  text: string;
+  /** The first time it was published on one of its networks. */
+  publishedAt: Date;
+  platforms: TPlatform[];
+  engagement: number;
+  figures: TMetricFigures;
+}
+
 export interface TAnalytics {
   query: TAnalyticsQuery;
+  /** At most TOP_POSTS_LIMIT posts with collected figures, most engagement first. */
+  topPosts: TTopPost[];
   /** Sparse: days with published posts only (the presenter fills the rest). */
   days: TAnalyticsDay[];
   /** Per network over the whole range. */
@@ -213,10 +233,27 @@ export function presentAnalyticsB(analytics: TAnalytics) {
       Object.entries(analytics.byPlatform).map(([p, v]) => [p, { posts: v.posts, ...v.figures }]),
     ),
     days: days.map((d) => ({ date: d.date, posts: d.posts, ...d.figures })),
+    top_posts: analytics.topPosts.map((p) => ({
+      post_id: p.postId,
+      text: p.text,
+      published_at: p.publishedAt.toISOString(),
+      platforms: p.platforms,
+      engagement: p.engagement,
+      ...p.figures,
+    })),
   };
 }
 
 /** Variant A: the same figures under camelCase keys (they are single words) with `success`. */
 export function presentAnalyticsA(analytics: TAnalytics) {
-  return { success: true, ...presentAnalyticsB(analytics) };
+  const { top_posts, ...b } = presentAnalyticsB(analytics);
+  return {
+    success: true,
+    ...b,
+    topPosts: top_posts.map(({ post_id, published_at, ...rest }) => ({
+      postId: post_id,
+      publishedAt: published_at,
+      ...rest,
+    })),
+  };
 }

@@ -67,8 +67,44 @@ const ZAnalyticsBody = {
   }),
 };
 
-export const ZAnalyticsB = z.object(ZAnalyticsBody);
-export const ZAnalyticsA = z.object({ success: z.boolean(), ...ZAnalyticsBody });
+const ZEngagement = z.int().min(0).meta({
+  description:
+    'Interactions: likes + reposts + replies + quotes + bookmarks + clicks of the latest figures, summed over the networks.',
+});
+const TOP_POSTS_DESCRIPTION =
+  'At most 5 posts published in the range with collected figures, most engagement first (ties: latest published first).';
+
+export const ZAnalyticsB = z.object({
+  ...ZAnalyticsBody,
+  top_posts: z
+    .array(
+      z.object({
+        post_id: z.string(),
+        text: z.string().meta({ description: "The post's text, cut to 280 characters." }),
+        published_at: z.iso.datetime().meta({ description: 'First published on one of its networks.' }),
+        platforms: z.array(ZPlatformKey),
+        engagement: ZEngagement,
+        ...figureShape,
+      }),
+    )
+    .meta({ description: TOP_POSTS_DESCRIPTION }),
+});
+export const ZAnalyticsA = z.object({
+  success: z.boolean(),
+  ...ZAnalyticsBody,
+  topPosts: z
+    .array(
+      z.object({
+        postId: z.string(),
+        text: z.string(),
+        publishedAt: z.iso.datetime(),
+        platforms: z.array(ZPlatformKey),
+        engagement: ZEngagement,
+        ...figureShape,
+      }),
+    )
+    .meta({ description: TOP_POSTS_DESCRIPTION }),
+});
 
 export const ZMetricsRefreshB = z.object({ post_id: z.string(), status: z.literal('collecting') });
 export const ZMetricsRefreshA = z.object({

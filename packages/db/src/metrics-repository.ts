@@ -10,6 +10,7 @@ import {
   UNREADABLE_METRICS,
 } from '@sps/core';
 import type { TDb } from './client.js';
+import { topPostsOf } from './metrics-top-posts.js';
 
 /** A published post on one network that metrics can be read for. */
 export interface TMetricTarget {
@@ -260,7 +261,7 @@ export function createMetricsRepository(db: TDb) {
         else if (row.platform !== null) byPlatform[row.platform] = entry;
         else totals = entry;
       }
-      return { query, byPlatform, days, totals };
+      return { query, byPlatform, days, totals, topPosts: await topPostsOf(db, accountId, query) };
     },
   };
 }

@@ -40,7 +40,7 @@ export function registerMetricsTools(server: McpServer, { auth, engagement }: TM
     'get_analytics',
     {
       title: 'Analytics over a period',
-      description: `Totals, per network, and one row per UTC day over the account's posts published from "from" to "to" (dates YYYY-MM-DD, inclusive, at most 366 days; default the last 30 days), each post counted with its latest figures. ${FIGURES}`,
+      description: `Totals, per network, and one row per UTC day over the account's posts published from "from" to "to" (dates YYYY-MM-DD, inclusive, at most 366 days; default the last 30 days), each post counted with its latest figures; top_posts: the 5 posts of the range with the most engagement (likes + reposts + replies + quotes + bookmarks + clicks). ${FIGURES}`,
       inputSchema: {
         from: z.string().optional().describe('First day, YYYY-MM-DD (UTC).'),
         to: z.string().optional().describe('Last day, YYYY-MM-DD (UTC); default today.'),

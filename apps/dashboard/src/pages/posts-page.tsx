@@ -5,6 +5,7 @@ import { useFallbackInterval } from '../live-updates.js';
 import { asApiError, localTime } from '../ui.js';
 import { Composer } from './composer.js';
 import { PostActions, type TQueueState } from './post-actions.js';
+import { PostFigures } from './post-figures.js';
 
 /** What Variant B lets a person change: drafts, scheduled posts and failed ones (which become drafts). */
 const EDITABLE = new Set(['draft', 'scheduled', 'failed']);
@@ -220,6 +221,9 @@ export function PostsPage() {
                 <td data-label="Scheduled for">{when(p.scheduled_for)}</td>
                 <td data-label="Results">
                   <Results post={p} />
+                  {Object.values(p.platform_results ?? {}).some((r) => r.success) && (
+                    <PostFigures postId={p.id} />
+                  )}
                 </td>
                 <td data-label="Actions">
                   <div className="actions">

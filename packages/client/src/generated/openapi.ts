@@ -1224,6 +1224,32 @@ export interface components {
                 /** @description clicks; null where the network does not report it. */
                 clicks: number | null;
             }[];
+            /** @description At most 5 posts published in the range with collected figures, most engagement first (ties: latest published first). */
+            topPosts: {
+                postId: string;
+                text: string;
+                /** Format: date-time */
+                publishedAt: string;
+                platforms: ("twitter" | "threads" | "bluesky" | "linkedin" | "mastodon" | "instagram" | "facebook" | "tiktok" | "youtube" | "discord" | "slack" | "telegram")[];
+                /** @description Interactions: likes + reposts + replies + quotes + bookmarks + clicks of the latest figures, summed over the networks. */
+                engagement: number;
+                /** @description impressions; null where the network does not report it. */
+                impressions: number | null;
+                /** @description views; null where the network does not report it. */
+                views: number | null;
+                /** @description likes; null where the network does not report it. */
+                likes: number | null;
+                /** @description reposts; null where the network does not report it. */
+                reposts: number | null;
+                /** @description replies; null where the network does not report it. */
+                replies: number | null;
+                /** @description quotes; null where the network does not report it. */
+                quotes: number | null;
+                /** @description bookmarks; null where the network does not report it. */
+                bookmarks: number | null;
+                /** @description clicks; null where the network does not report it. */
+                clicks: number | null;
+            }[];
         };
         AnalyticsB: {
             /** @description First day (UTC), inclusive. */
@@ -1278,6 +1304,36 @@ export interface components {
                 date: string;
                 /** @description Posts published (a post on several networks counts once). */
                 posts: number;
+                /** @description impressions; null where the network does not report it. */
+                impressions: number | null;
+                /** @description views; null where the network does not report it. */
+                views: number | null;
+                /** @description likes; null where the network does not report it. */
+                likes: number | null;
+                /** @description reposts; null where the network does not report it. */
+                reposts: number | null;
+                /** @description replies; null where the network does not report it. */
+                replies: number | null;
+                /** @description quotes; null where the network does not report it. */
+                quotes: number | null;
+                /** @description bookmarks; null where the network does not report it. */
+                bookmarks: number | null;
+                /** @description clicks; null where the network does not report it. */
+                clicks: number | null;
+            }[];
+            /** @description At most 5 posts published in the range with collected figures, most engagement first (ties: latest published first). */
+            top_posts: {
+                post_id: string;
+                /** @description The post's text, cut to 280 characters. */
+                text: string;
+                /**
+                 * Format: date-time
+                 * @description First published on one of its networks.
+                 */
+                published_at: string;
+                platforms: ("twitter" | "threads" | "bluesky" | "linkedin" | "mastodon" | "instagram" | "facebook" | "tiktok" | "youtube" | "discord" | "slack" | "telegram")[];
+                /** @description Interactions: likes + reposts + replies + quotes + bookmarks + clicks of the latest figures, summed over the networks. */
+                engagement: number;
                 /** @description impressions; null where the network does not report it. */
                 impressions: number | null;
                 /** @description views; null where the network does not report it. */

@@ -1,0 +1,54 @@
+// The engagement figures as the API names them (GET /v1/posts/{id}/metrics, GET /v1/analytics), and how
+// the dashboard labels them. A network that does not report a figure answers null: shown as "—", never 0.
+
+export const FIGURES = [
+  'impressions',
+  'views',
+  'likes',
+  'reposts',
+  'replies',
+  'quotes',
+  'bookmarks',
+  'clicks',
+] as const;
+export type TFigure = (typeof FIGURES)[number];
+export type TFigures = Record<TFigure, number | null>;
+
+export const FIGURE_LABELS: Record<TFigure, string> = {
+  impressions: 'Impressions',
+  views: 'Views',
+  likes: 'Likes',
+  reposts: 'Reposts',
+  replies: 'Replies',
+  quotes: 'Quotes',
+  bookmarks: 'Bookmarks',
+  clicks: 'Clicks',
+};
+
+/** `GET /v1/posts/{id}/metrics`: per network, its latest figures or what kept them from being read. */
+export interface TPostMetrics {
+  post_id: string;
+  platforms: Record<string, (TFigures & { collected_at: string | null }) | { error: string }>;
+}
+
+export interface TTopPost extends TFigures {
+  post_id: string;
+  text: string;
+  published_at: string;
+  platforms: string[];
+  engagement: number;
+}
+
+/** `GET /v1/analytics`. */
+export interface TAnalyticsView {
+  from: string;
+  to: string;
+  platform: string | null;
+  totals: TFigures & { posts: number };
+  platforms: Record<string, TFigures & { posts: number }>;
+  days: (TFigures & { date: string; posts: number })[];
+  top_posts: TTopPost[];
+}
+
+export const figureText = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '—' : value.toLocaleString();
