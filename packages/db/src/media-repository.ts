@@ -96,6 +96,30 @@ export function createMediaRepository(db: TDb) {
       return row ? toRecord(row) : null;
     },
 
+    /**
+     * How many of the account's (not deleted) posts use each item, and how many of those are still pending
+     * (draft, scheduled, publishing: they block deletion), by the same URL match as `pendingPostsUsing`.
+     */
+    async usageCounts(
+      accountId: string,
+      ids: readonly string[],
+    ): Promise<Map<string, { posts: number; pending: number }>> {
+      const out = new Map<string, { posts: number; pending: number }>();
+      const valid = ids.filter((id) => UUID_PATTERN.test(id));
+      if (valid.length === 0) return out;
+      const rows = await db.$queryRaw<{ id: string; posts: bigint; pending: bigint }[]>`
+        SELECT m.id, count(p.id) AS posts,
+               count(p.id) FILTER (WHERE p.status::text = ANY(${PENDING_STATUSES}::text[])) AS pending
+        FROM unnest(${valid}::text[]) AS m(id)
+        LEFT JOIN posts p
+          ON p.account_id = ${accountId}::uuid AND p.deleted_at IS NULL
+         AND (strpos(coalesce(p.media::text, ''), '/media/' || m.id) > 0
+           OR strpos(coalesce(p.segments::text, ''), '/media/' || m.id) > 0)
+        GROUP BY m.id`;
+      for (const row of rows) out.set(row.id, { posts: Number(row.posts), pending: Number(row.pending) });
+      return out;
+    },
+
     /** Posts in draft, scheduled (or queued) or publishing that use the item. */
     pendingPostsUsing: (accountId: string, id: string) => postsUsing(accountId, id, PENDING_STATUSES),
 
