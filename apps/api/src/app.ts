@@ -222,11 +222,12 @@ export function createApi({
   };
   const staging = tusStaging ?? createTusStaging(env.mediaStorage, env.MEDIA_DIR);
   const tusUploads = tusUploadsHandler({ media, staging, publicUrl: env.publicUrl, logger });
-  // The dashboard's composer uploads large files with tus behind its session (and CSRF token).
+  // The dashboard's composer uploads large files with tus behind its session (and CSRF token). Its Location
+  // is a path (no PUBLIC_URL origin): the page's CSP lets it talk to its own origin only, whatever PUBLIC_URL.
   const dashboardTus = tusUploadsHandler({
     media,
     staging,
-    publicUrl: env.publicUrl,
+    publicUrl: '',
     logger,
     path: '/dashboard/api/v1/media/uploads',
     sweepExpired: false,

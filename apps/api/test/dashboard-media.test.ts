@@ -109,7 +109,9 @@ describe('dashboard media library (/dashboard/api/media, /dashboard/api/v1/media
     expect((await create(owner, null)).status).toBe(403);
     const created = await create(owner, owner.csrf);
     expect(created.status).toBe(201);
-    const location = new URL(created.headers.location as string);
+    // A path: the browser resolves it against the page's own origin.
+    expect(created.headers.location).toMatch(/^\/dashboard\//);
+    const location = new URL(created.headers.location as string, 'http://127.0.0.1');
     expect(location.pathname).toMatch(/^\/dashboard\/api\/v1\/media\/uploads\/[0-9a-f]{64}$/);
     const path = location.pathname;
     // Another account's session, and an API key (the cookie-less public route), do not reach it.

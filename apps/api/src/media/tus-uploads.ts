@@ -41,6 +41,7 @@ function tusError(error: unknown) {
 export function tusUploadsHandler(deps: {
   media: TMediaService;
   staging: TTusStaging;
+  /** The origin (and path prefix) of the Location of a created upload; empty for a path-only Location. */
   publicUrl: string;
   logger: Logger;
   /**
