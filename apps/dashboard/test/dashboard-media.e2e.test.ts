@@ -33,6 +33,7 @@ describe('dashboard media in a browser', () => {
     apiKey = rig.owner.apiKey;
     await api.connect(rig.owner.accountId, 'twitter', 'media_x');
     await api.connect(rig.owner.accountId, 'bluesky', 'media_bsky');
+    await api.connect(rig.owner.accountId, 'tiktok', 'media_tiktok');
     jpeg = await noisyJpeg();
     expect(jpeg.length).toBeGreaterThan(1_000_000);
     expect(jpeg.length).toBeLessThan(5 * MB);
@@ -129,6 +130,44 @@ describe('dashboard media in a browser', () => {
     expect(calls).not.toContain('POST /dashboard/api/v1/media');
     await page.getByRole('button', { name: 'Remove long.mp4' }).click();
     expect(await fit.count()).toBe(0);
+    // The library keeps it (no post uses it): the Media page shows it with its size and duration.
+    await page.getByRole('link', { name: 'Media' }).click();
+    const row = page.locator(`tr[data-media-id="${library.body.media[0].id}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/video\/mp4.*6\.0 MB.*640×360, 200 s.*0 posts/);
+    await page.close();
+  });
+
+  it('takes a file dropped on the composer, and says TikTok photos do not take a PNG', async () => {
+    const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#36c' } })
+      .png()
+      .toBuffer();
+    const page = await rig.signedIn();
+    await page.getByLabel('Content').fill('A dropped PNG');
+    await page.getByRole('checkbox', { name: 'tiktok' }).check();
+    await page.getByRole('checkbox', { name: 'twitter' }).check();
+    // A drop as the browser makes it: a DataTransfer holding the file, on the drop zone.
+    const dataTransfer = await page.evaluateHandle(
+      (bytes) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(bytes)], 'dot.png', { type: 'image/png' }));
+        return transfer;
+      },
+      [...png],
+    );
+    const zone = page.getByRole('region', { name: 'Drop photos or a video here' });
+    await zone.dispatchEvent('dragover', { dataTransfer });
+    await zone.dispatchEvent('drop', { dataTransfer });
+    await page.getByRole('img', { name: 'Thumbnail of dot.png' }).waitFor();
+    const fit = fitOf(page);
+    await fit
+      .getByText(/Refused \(dot\.png\): tiktok does not accept \.png images/)
+      .waitFor({ timeout: 10_000 });
+    expect(await fit.textContent()).toMatch(/tiktok: does not fit.*twitter: fits/);
+    // Saving anyway is refused by the API with the same rule, named on the media field.
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.locator('#media-error').waitFor();
+    expect(await page.locator('#media-error').textContent()).toMatch(/tiktok does not accept \.png/);
     await page.close();
   });
 });

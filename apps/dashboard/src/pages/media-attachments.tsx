@@ -73,10 +73,13 @@ export function MediaAttachments({
   const input = useRef<HTMLInputElement>(null);
   const live = useRef(attachments);
   live.current = attachments;
-  // Object URLs of attachments still shown are released when the composer goes away.
+  // When the composer goes away, uploads still running stop and the thumbnails' object URLs are released.
   useEffect(
     () => () => {
-      for (const a of live.current) if (a.preview) URL.revokeObjectURL(a.preview);
+      for (const a of live.current) {
+        a.cancel?.();
+        if (a.preview) URL.revokeObjectURL(a.preview);
+      }
     },
     [],
   );

@@ -92,8 +92,12 @@ export function MediaPage() {
               <tr key={item.id} data-media-id={item.id}>
                 <td>
                   {item.type === 'video' ? (
+                    // The browser shows the video's first frame as its poster (metadata only is fetched).
                     <div className="thumb video-thumb">
-                      <span className="thumb-badge">▶ video</span>
+                      <video src={item.url} muted preload="metadata" aria-label={`Video ${item.id}`} />
+                      <span className="thumb-badge" aria-hidden="true">
+                        ▶ video
+                      </span>
                     </div>
                   ) : (
                     <img className="thumb" src={item.url} alt={item.alt_text ?? `Media ${item.id}`} />
