@@ -142,7 +142,8 @@ export const NETWORK_FILE_LIMITS: Record<TPlatform, TNetworkFileLimits> = {
 export interface TFitnessItem {
   url: string;
   type: 'image' | 'gif' | 'video';
-  sizeBytes: number;
+  /** Null for media given by URL, whose size is known only when it is fetched at publish. */
+  sizeBytes: number | null;
   durationS: number | null;
 }
 
@@ -170,6 +171,7 @@ function megabytes(bytes: number): string {
 function fileNotes(platform: TPlatform, item: TFitnessItem): TFitnessNote[] {
   const limits = NETWORK_FILE_LIMITS[platform];
   const out: TFitnessNote[] = [];
+  if (item.sizeBytes === null) return out;
   const size = megabytes(item.sizeBytes);
   if (item.type === 'video') {
     if (limits.videoBytes !== null && item.sizeBytes > limits.videoBytes) {

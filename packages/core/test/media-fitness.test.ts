@@ -67,6 +67,18 @@ describe('mediaFitness', () => {
     expect(mediaFitness(['mastodon'], [mp4(MB, 5), mp4(MB, 5)])[0]?.post[0]?.message).toMatch(/one video/);
   });
 
+  it('counts media given by URL (size unknown) with the uploads', () => {
+    const byUrl: TFitnessItem = {
+      url: 'https://cdn.test/a.png',
+      type: 'image',
+      sizeBytes: null,
+      durationS: null,
+    };
+    const [x, tiktok] = mediaFitness(['twitter', 'tiktok'], [byUrl, byUrl, byUrl, jpg(), jpg()]);
+    expect(x?.post[0]?.message).toMatch(/at most 4 images, got 5/);
+    expect(tiktok?.items[0]?.[0]?.message).toMatch(/\.png/);
+  });
+
   it('says YouTube needs a video, except on a draft without media', () => {
     expect(mediaFitness(['youtube'], [jpg()])[0]?.fits).toBe(false);
     expect(mediaFitness(['youtube'], [])[0]?.fits).toBe(false);

@@ -264,7 +264,12 @@ export function Composer({
       <label htmlFor="media">Image URLs (one per line)</label>
       <textarea id="media" rows={2} value={mediaUrls} onChange={(e) => setMediaUrls(e.target.value)} />
       {!post && (
-        <MediaAttachments attachments={attachments} setAttachments={setAttachments} platforms={platforms} />
+        <MediaAttachments
+          attachments={attachments}
+          setAttachments={setAttachments}
+          platforms={platforms}
+          imageUrls={urls}
+        />
       )}
       <FieldError id="media-error" message={error?.forField('media')} />
       {urls.length > 0 && (

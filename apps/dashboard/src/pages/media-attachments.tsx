@@ -64,10 +64,13 @@ export function MediaAttachments({
   attachments,
   setAttachments,
   platforms,
+  imageUrls,
 }: {
   attachments: TAttachment[];
   setAttachments: (update: (current: TAttachment[]) => TAttachment[]) => void;
   platforms: TPlatform[];
+  /** The images the composer also sends by URL (they count towards each network's limits). */
+  imageUrls: string[];
 }) {
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
@@ -191,7 +194,7 @@ export function MediaAttachments({
           ))}
         </ul>
       )}
-      <MediaFitnessList platforms={platforms} attachments={attachments} />
+      <MediaFitnessList platforms={platforms} attachments={attachments} imageUrls={imageUrls} />
     </div>
   );
 }

@@ -9,25 +9,39 @@ import type { TAttachment } from './media-attachments.js';
 export function MediaFitnessList({
   platforms,
   attachments,
+  imageUrls,
 }: {
   platforms: readonly TPlatform[];
   attachments: readonly TAttachment[];
+  /** Images given by URL: sent before the uploads, so they count (size unknown until publish). */
+  imageUrls: readonly string[];
 }) {
   const uploaded = attachments.filter((a) => a.item !== null);
   if (platforms.length === 0 || uploaded.length === 0) return null;
-  const items: TFitnessItem[] = uploaded.map((a) => ({
-    url: a.item!.url,
-    type: a.item!.type,
-    sizeBytes: a.item!.size_bytes,
-    durationS: a.item!.duration_s,
-  }));
+  // In the order the composer sends them: URL images, uploaded images, the video.
+  const named = [
+    ...imageUrls.map((url) => ({
+      name: url,
+      item: { url, type: 'image' as const, sizeBytes: null, durationS: null },
+    })),
+    ...uploaded.map((a) => ({
+      name: a.name,
+      item: {
+        url: a.item!.url,
+        type: a.item!.type,
+        sizeBytes: a.item!.size_bytes,
+        durationS: a.item!.duration_s,
+      },
+    })),
+  ];
+  const items: TFitnessItem[] = named.map((n) => n.item);
   const fitness = mediaFitness(platforms, items, { draft: true });
   return (
     <ul className="fitness" aria-label="Media fit per network">
       {fitness.map((f) => {
         const notes = [
           ...f.post.map((n) => ({ ...n, about: null as string | null })),
-          ...f.items.flatMap((list, i) => list.map((n) => ({ ...n, about: uploaded[i]!.name }))),
+          ...f.items.flatMap((list, i) => list.map((n) => ({ ...n, about: named[i]!.name }))),
         ];
         const warnings = notes.some((n) => n.level === 'warning');
         return (
