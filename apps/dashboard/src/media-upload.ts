@@ -7,7 +7,7 @@ import { ApiError, api, currentCsrfToken, type TApiIssue } from './api.js';
 /** Above this, tus: a dropped connection then costs one chunk, not the whole file. */
 export const TUS_THRESHOLD_BYTES = 5 * 1024 * 1024;
 /** Bytes per tus PATCH: a few requests per file against the per-minute request limit, each retried alone. */
-const TUS_CHUNK_BYTES = 32 * 1024 * 1024;
+const TUS_CHUNK_BYTES = 50 * 1024 * 1024;
 
 /** A library item as `/v1/media` shows it. */
 export interface TMediaItemView {
@@ -77,7 +77,13 @@ function resumable(file: File, onProgress: (fraction: number) => void): TUploadH
       headers: { 'x-csrf-token': currentCsrfToken() },
       metadata: { filename: file.name, filetype: file.type },
       chunkSize: TUS_CHUNK_BYTES,
-      retryDelays: [0, 1000, 3000, 5000, 10000],
+      // Up to a minute apart: a 429 (each PATCH counts against the per-minute request limit) waits for the window.
+      retryDelays: [0, 1000, 3000, 10000, 30000, 60000],
+      // tus-js-client's default gives up on every 4xx but 409 and 423; a rate-limited request is worth retrying.
+      onShouldRetry: (error) => {
+        const status = error.originalResponse?.getStatus() ?? 0;
+        return status === 0 || status === 409 || status === 423 || status === 429 || status >= 500;
+      },
       removeFingerprintOnSuccess: true,
       onProgress: (sent, total) => onProgress(total > 0 ? sent / total : 0),
       onSuccess: ({ lastResponse }) => {
