@@ -304,13 +304,13 @@ export function Composer({
       {notice && <p role="status">{notice}</p>}
       {post ? (
         <div className="actions">
-          <button type="submit" disabled={busy || uploading || violations.length > 0}>
+          <button type="submit" disabled={busy || violations.length > 0}>
             Save changes
           </button>
           {(post.status === 'draft' || post.status === 'scheduled') && (
             <button
               type="button"
-              disabled={busy || uploading || violations.length > 0}
+              disabled={busy || violations.length > 0}
               onClick={() => submit('save-publish')}
             >
               Save and publish
