@@ -68,6 +68,21 @@ describe('dashboard media library (/dashboard/api/media, /dashboard/api/v1/media
     expect(list.body.quota).toMatchObject({ quota_bytes: 250 * 1024 ** 3 });
     expect(list.body.quota.used_bytes).toBeGreaterThanOrEqual(image.length * 2);
     expect(list.body.total).toBe(list.body.media.length);
+    // Named in a thread reply counts too; a deleted post does not.
+    const reply = await owner.agent
+      .post('/dashboard/api/v1/posts')
+      .set('x-csrf-token', owner.csrf)
+      .send({
+        content: 'main',
+        platforms: ['mastodon'],
+        segments: [{ content: 'reply', media_urls: [url] }],
+      });
+    expect(reply.status).toBe(201);
+    const usedOf = async () =>
+      (await owner.agent.get('/dashboard/api/media')).body.media.find((m: { id: string }) => m.id === id);
+    expect(await usedOf()).toMatchObject({ used_by: 2, pending_posts: 2 });
+    await owner.agent.delete(`/dashboard/api/v1/posts/${post.body.id}`).set('x-csrf-token', owner.csrf);
+    expect(await usedOf()).toMatchObject({ used_by: 1, pending_posts: 1 });
     // Nothing of another account shows, and their list has none of these.
     const theirs = await other.agent.get('/dashboard/api/media');
     expect(theirs.body.media).toEqual([]);
