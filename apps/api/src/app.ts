@@ -220,11 +220,17 @@ export function createApi({
     rateLimits,
     idempotent,
   };
-  const tusUploads = tusUploadsHandler({
+  const staging = tusStaging ?? createTusStaging(env.mediaStorage, env.MEDIA_DIR);
+  const tusUploads = tusUploadsHandler({ media, staging, publicUrl: env.publicUrl, logger });
+  // The dashboard's composer uploads large files with tus behind its session (and CSRF token). Its Location
+  // is a path (no PUBLIC_URL origin): the page's CSP lets it talk to its own origin only, whatever PUBLIC_URL.
+  const dashboardTus = tusUploadsHandler({
     media,
-    staging: tusStaging ?? createTusStaging(env.mediaStorage, env.MEDIA_DIR),
-    publicUrl: env.publicUrl,
+    staging,
+    publicUrl: '',
     logger,
+    path: '/dashboard/api/v1/media/uploads',
+    sweepExpired: false,
   });
   const depsB = { ...depsA, settings, webhooks, connect, tusUploads };
   app.use('/v1', variantBRouter(depsB));
@@ -306,7 +312,10 @@ export function createApi({
       usage: createUsageService({ owners, rateLimits, tiersB: env.tiersB, twitterAllowance }),
       connectOptions: () => connect.options(),
       variantA: (authenticate) => variantARouter({ ...depsA, authenticate }),
-      variantB: (authenticate) => variantBRouter({ ...depsB, authenticate }),
+      variantB: (authenticate) => variantBRouter({ ...depsB, tusUploads: dashboardTus, authenticate }),
+      media,
+      mediaUsage: mediaRepository,
+      publicUrl: env.publicUrl,
       live,
       eventsHeartbeatMs: env.DASHBOARD_EVENTS_HEARTBEAT,
     }),

@@ -8,6 +8,11 @@ export function setCsrfToken(token: string): void {
   csrfToken = token;
 }
 
+/** The session's CSRF token, for the calls made without `api` (uploads with progress). */
+export function currentCsrfToken(): string {
+  return csrfToken;
+}
+
 export interface TApiIssue {
   field: string;
   message: string;

@@ -5,6 +5,7 @@ import { LiveBadge } from './live-badge.js';
 import { useLiveUpdates } from './live-updates.js';
 import { AccountsPage } from './pages/accounts-page.js';
 import { KeysPage } from './pages/keys-page.js';
+import { MediaPage } from './pages/media-page.js';
 import { PostsPage } from './pages/posts-page.js';
 import { QueuePage } from './pages/queue-page.js';
 import { SignInPage } from './pages/sign-in-page.js';
@@ -16,6 +17,7 @@ const AnalyticsPage = lazy(() => import('./pages/analytics-page.js'));
 
 const PAGES = [
   { hash: '#/posts', label: 'Posts' },
+  { hash: '#/media', label: 'Media' },
   { hash: '#/accounts', label: 'Accounts' },
   { hash: '#/keys', label: 'API keys' },
   { hash: '#/webhooks', label: 'Webhooks' },
@@ -108,6 +110,7 @@ export function App() {
       </header>
       <main>
         {page.hash === '#/posts' && <PostsPage />}
+        {page.hash === '#/media' && <MediaPage />}
         {page.hash === '#/accounts' && <AccountsPage />}
         {page.hash === '#/keys' && <KeysPage />}
         {page.hash === '#/webhooks' && <WebhooksPage />}

@@ -9,6 +9,7 @@ export * from './error-body.js';
 export * from './first-comment.js';
 export * from './idempotency.js';
 export * from './media-env.js';
+export * from './media-fitness.js';
 export * from './media-library.js';
 export * from './media-rules.js';
 export * from './media-sniff.js';

@@ -96,6 +96,34 @@ export function createMediaRepository(db: TDb) {
       return row ? toRecord(row) : null;
     },
 
+    /**
+     * How many of the account's (not deleted) posts use each item, and how many of those are still pending
+     * (draft, scheduled, publishing: they block deletion), by the same URL match as `pendingPostsUsing`.
+     */
+    async usageCounts(
+      accountId: string,
+      ids: readonly string[],
+    ): Promise<Map<string, { posts: number; pending: number }>> {
+      const out = new Map<string, { posts: number; pending: number }>();
+      const valid = ids.filter((id) => UUID_PATTERN.test(id));
+      if (valid.length === 0) return out;
+      // One pass over the account's posts pulling every media id out of their JSON (not one text search per
+      // item: a page of 50 items over 10,000 posts took 1.1 s that way, see bench/media-usage.bench.mjs).
+      const rows = await db.$queryRaw<{ id: string; posts: bigint; pending: bigint }[]>`
+        SELECT u.id, count(DISTINCT p.id) AS posts,
+               count(DISTINCT p.id) FILTER (WHERE p.status::text = ANY(${PENDING_STATUSES}::text[])) AS pending
+        FROM posts p
+        CROSS JOIN LATERAL (
+          SELECT DISTINCT m[1] AS id
+          FROM regexp_matches(coalesce(p.media::text, '') || ' ' || coalesce(p.segments::text, ''),
+                              '/media/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})', 'g') AS m
+        ) u
+        WHERE p.account_id = ${accountId}::uuid AND p.deleted_at IS NULL AND u.id = ANY(${valid}::text[])
+        GROUP BY u.id`;
+      for (const row of rows) out.set(row.id, { posts: Number(row.posts), pending: Number(row.pending) });
+      return out;
+    },
+
     /** Posts in draft, scheduled (or queued) or publishing that use the item. */
     pendingPostsUsing: (accountId: string, id: string) => postsUsing(accountId, id, PENDING_STATUSES),
 

@@ -5,10 +5,12 @@ import express, { type RequestHandler, Router } from 'express';
 // apps/dashboard/dist, built by `npm run build`; the same relative path from apps/api/src and apps/api/dist.
 const DIST = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
 
-// The page talks only to this origin; media previews may show https images from anywhere.
+// The page talks only to this origin; media previews may show https images from anywhere, and the composer's
+// thumbnails of files being uploaded are `blob:` URLs of the local files.
 const CSP = [
   "default-src 'self'",
-  "img-src 'self' https: data:",
+  "img-src 'self' https: data: blob:",
+  "media-src 'self' https: blob:",
   "style-src 'self'",
   "script-src 'self'",
   "connect-src 'self'",

@@ -8,7 +8,7 @@ import {
   UUID_PATTERN,
   verifyPassword,
 } from '@sps/core';
-import type { TAccountRepository, TOwnerRepository } from '@sps/db';
+import type { TAccountRepository, TMediaRepository, TOwnerRepository } from '@sps/db';
 import type { TRedis } from '@sps/queue';
 import { type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
@@ -18,9 +18,11 @@ import { clientKey } from '../http/client-address.js';
 import { errorHandler, notFoundRoute } from '../http/error-handler.js';
 import { jsonBody } from '../http/json-body.js';
 import { retryAfterSeconds, type WindowLimiter } from '../http/rate-limit.js';
+import type { TMediaService } from '../media/media-service.js';
 import type { TConnectOption } from '../services/connect-service.js';
 import { eventsRoute } from './events.route.js';
 import type { LiveEvents } from './live-events.js';
+import { mediaLibraryRouter } from './media-library.route.js';
 import {
   clearSessionCookie,
   sessionAlive,
@@ -66,6 +68,10 @@ export interface TDashboardDeps {
   /** The live updates of `GET /dashboard/api/events`. */
   live: LiveEvents;
   eventsHeartbeatMs: number;
+  /** The media library (the Media page's list with usage and quota). */
+  media: TMediaService;
+  mediaUsage: Pick<TMediaRepository, 'usageCounts'>;
+  publicUrl: string;
 }
 
 function ownerView(owner: { id: string; name: string; ownerEmail: string; plan: string }) {
@@ -215,6 +221,14 @@ export function dashboardApiRouter(deps: TDashboardDeps): Router {
     }),
   );
 
+  router.use(
+    mediaLibraryRouter({
+      authenticate,
+      media: deps.media,
+      usage: deps.mediaUsage,
+      publicUrl: deps.publicUrl,
+    }),
+  );
   router.use('/v1', deps.variantB(authenticate));
   router.use('/a', deps.variantA(authenticate));
   router.use(notFoundRoute);

@@ -41,14 +41,24 @@ function tusError(error: unknown) {
 export function tusUploadsHandler(deps: {
   media: TMediaService;
   staging: TTusStaging;
+  /** The origin (and path prefix) of the Location of a created upload; empty for a path-only Location. */
   publicUrl: string;
   logger: Logger;
+  /**
+   * Where the uploads live under `publicUrl` (the Location of a created upload): `/v1/media/uploads` for
+   * API keys, `/dashboard/api/v1/media/uploads` behind the dashboard's session (whose cookie only goes to
+   * /dashboard). Both may share one staging store: an upload's id names its account either way.
+   */
+  path?: string;
+  /** Whether this handler sweeps the staging store's expired uploads (one handler per store is enough). */
+  sweepExpired?: boolean;
 }): RequestHandler {
   const { media, staging } = deps;
+  const path = deps.path ?? '/v1/media/uploads';
   const server = new Server({
-    path: '/v1/media/uploads',
+    path,
     datastore: staging,
-    generateUrl: (_req, { id }) => `${deps.publicUrl}/v1/media/uploads/${id}`,
+    generateUrl: (_req, { id }) => `${deps.publicUrl}${path}/${id}`,
     getFileIdFromRequest: (_req, lastPath) => (lastPath && UPLOAD_ID.test(lastPath) ? lastPath : undefined),
     namingFunction: (req) => `${ownerPrefix(authOfTus(req).accountId)}${randomBytes(16).toString('hex')}`,
     maxSize: async (req) => {
@@ -111,14 +121,16 @@ export function tusUploadsHandler(deps: {
     },
   });
   // Uploads left unfinished past the staging store's expiration (24 h) are removed hourly.
-  const cleanup = setInterval(
-    () =>
-      void server
-        .cleanUpExpiredUploads()
-        .catch((err: unknown) => deps.logger.warn({ err }, 'tus cleanup of expired uploads failed')),
-    60 * 60 * 1000,
-  );
-  cleanup.unref();
+  if (deps.sweepExpired !== false) {
+    const cleanup = setInterval(
+      () =>
+        void server
+          .cleanUpExpiredUploads()
+          .catch((err: unknown) => deps.logger.warn({ err }, 'tus cleanup of expired uploads failed')),
+      60 * 60 * 1000,
+    );
+    cleanup.unref();
+  }
   return (req, res) => {
     void server.handle(req, res);
   };

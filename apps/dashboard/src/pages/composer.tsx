@@ -9,6 +9,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type ApiError, api, type TPostView, type TSocialAccountView } from '../api.js';
 import { asApiError, FieldError } from '../ui.js';
+import { attachmentsMedia, MediaAttachments, type TAttachment } from './media-attachments.js';
 import { NetworkPreview } from './network-preview.js';
 
 /** Variant A's networks: only they can join the interval queue. */
@@ -104,6 +105,7 @@ export function Composer({
   const [platforms, setPlatforms] = useState<TPlatform[]>((post?.platforms ?? []) as TPlatform[]);
   const [segments, setSegments] = useState<string[]>((post?.segments ?? []).map((s) => s.content));
   const [mediaUrls, setMediaUrls] = useState(imageUrlsOf(post));
+  const [attachments, setAttachments] = useState<TAttachment[]>([]);
   const [scheduledFor, setScheduledFor] = useState(toLocalInput(post?.scheduled_for ?? null));
   const [firstComment, setFirstComment] = useState(post?.first_comment ?? '');
   const [error, setError] = useState<ApiError | null>(null);
@@ -124,6 +126,9 @@ export function Composer({
     .map((u) => u.trim())
     .filter(Boolean);
 
+  const uploading = attachments.some((a) => !a.item && !a.error);
+  const uploaded = attachmentsMedia(attachments);
+
   const toggle = (p: TPlatform) =>
     setPlatforms((current) => (current.includes(p) ? current.filter((x) => x !== p) : [...current, p]));
 
@@ -131,10 +136,16 @@ export function Composer({
     event?.preventDefault();
     setError(null);
     setNotice(null);
-    if (violations.length > 0) return;
+    if (violations.length > 0 || uploading) return;
     setBusy(true);
     try {
-      const media = urls.length > 0 ? { images: urls.map((url) => ({ url })) } : undefined;
+      // Library items are referenced by their URL, as the API takes them (images with their alt text).
+      const images = [...urls.map((url) => ({ url })), ...uploaded.images];
+      const media =
+        images.length > 0 || uploaded.video
+          ? { images, ...(uploaded.video ? { video: uploaded.video } : {}) }
+          : undefined;
+      const allUrls = [...images.map((i) => i.url), ...(uploaded.video ? [uploaded.video.url] : [])];
       let created: TPostView;
       if ((action === 'save' || action === 'save-publish') && post) {
         const changes = changesOf(
@@ -161,7 +172,7 @@ export function Composer({
           content,
           platforms,
           queueStatus: 'queued',
-          ...(urls.length > 0 ? { mediaUrls: urls } : {}),
+          ...(allUrls.length > 0 ? { mediaUrls: allUrls } : {}),
         });
         setNotice(`Added to the queue (post ${created.post.id}).`);
       } else {
@@ -186,6 +197,7 @@ export function Composer({
       setSegments([]);
       setFirstComment('');
       setMediaUrls('');
+      setAttachments([]);
       setScheduledFor('');
       await client.invalidateQueries({ queryKey: ['posts'] });
     } catch (e) {
@@ -281,6 +293,14 @@ export function Composer({
 
       <label htmlFor="media">Image URLs (one per line)</label>
       <textarea id="media" rows={2} value={mediaUrls} onChange={(e) => setMediaUrls(e.target.value)} />
+      {!post && (
+        <MediaAttachments
+          attachments={attachments}
+          setAttachments={setAttachments}
+          platforms={platforms}
+          imageUrls={urls}
+        />
+      )}
       <FieldError id="media-error" message={error?.forField('media')} />
       {urls.length > 0 && (
         <div className="previews">
@@ -332,15 +352,19 @@ export function Composer({
         </div>
       ) : (
         <div className="actions">
-          <button type="submit" disabled={busy || violations.length > 0}>
+          <button type="submit" disabled={busy || uploading || violations.length > 0}>
             {scheduledFor ? 'Schedule' : 'Save draft'}
           </button>
-          <button type="button" disabled={busy || violations.length > 0} onClick={() => submit('publish')}>
+          <button
+            type="button"
+            disabled={busy || uploading || violations.length > 0}
+            onClick={() => submit('publish')}
+          >
             Publish now
           </button>
           <button
             type="button"
-            disabled={busy || violations.length > 0 || !queueAllowed}
+            disabled={busy || uploading || violations.length > 0 || !queueAllowed}
             title={
               queueAllowed ? undefined : 'The queue takes X, Threads, Bluesky, LinkedIn and Mastodon posts'
             }
