@@ -7,6 +7,7 @@ import type {
   TNetworkFailure,
   TProcessingWait,
 } from './connector.js';
+import { mediaFileOf, type TMediaFile, withVideoFile } from './chunked-upload.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import { fitImage } from './image-fit.js';
 import { shown, type TFetchMedia } from './media-fetch.js';
@@ -58,6 +59,8 @@ export interface TTwitterMediaDeps {
   http: Got;
   fetchMedia: TFetchMedia;
   processingWait: TProcessingWait | undefined;
+  /** APPEND segment size (tests shrink it to exercise many segments with a small file). */
+  chunkBytes?: number;
 }
 
 const fail = (failure: TNetworkFailure): { ok: false; failure: TNetworkFailure } => ({ ok: false, failure });
@@ -119,29 +122,27 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
   /** initialize, append in segments, finalize, then wait for processing. */
   async function chunked(
     account: TConnectorAccount,
-    bytes: Buffer,
-    type: string,
+    file: TMediaFile,
     category: 'tweet_gif' | 'amplify_video',
     url: string,
   ): Promise<TStep<string>> {
+    const chunkBytes = deps.chunkBytes ?? CHUNK_BYTES;
     try {
       // https://docs.x.com/x-api/media/initialize-media-upload
       const init = await http
         .post('2/media/upload/initialize', {
           headers: auth(account),
-          json: { media_type: type, total_bytes: bytes.length, media_category: category },
+          json: { media_type: file.type, total_bytes: file.size, media_category: category },
         })
         .json<TUploadData>();
       const mediaId = init.data?.id;
       if (!mediaId) return fail({ kind: 'transient', message: `${NETWORK} gave no media id. Retrying.` });
       const path = `2/media/upload/${encodeURIComponent(mediaId)}`;
-      for (let offset = 0, segment = 0; offset < bytes.length; offset += CHUNK_BYTES, segment += 1) {
+      // One segment in memory at a time, read from the spooled file (https://docs.x.com/x-api/media/append-media-upload).
+      for await (const piece of file.pieces(chunkBytes)) {
         await http.post(`${path}/append`, {
           headers: auth(account),
-          json: {
-            media: bytes.subarray(offset, offset + CHUNK_BYTES).toString('base64'),
-            segment_index: segment,
-          },
+          json: { media: piece.bytes.toString('base64'), segment_index: piece.index },
         });
       }
       // https://docs.x.com/x-api/media/finalize-media-upload
@@ -173,7 +174,7 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     if (!downloaded.ok) return downloaded;
     let { bytes, type } = downloaded.value;
     if (type === 'image/gif') {
-      const uploaded = await chunked(account, bytes, type, 'tweet_gif', image.url);
+      const uploaded = await chunked(account, mediaFileOf(bytes, type), 'tweet_gif', image.url);
       if (!uploaded.ok) return uploaded;
       try {
         await describe(account, uploaded.value, image.altText);
@@ -211,16 +212,13 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
   }
 
   async function uploadVideo(account: TConnectorAccount, video: TMediaVideo): Promise<TStep<string>> {
-    const downloaded = await deps.fetchMedia({
-      url: video.url,
-      kind: 'video',
-      network: NETWORK,
-      maxBytes: X_MAX_VIDEO_BYTES,
-      accept: VIDEO_TYPES,
-    });
-    if (!downloaded.ok) return downloaded;
+    // Spooled to a temporary file (removed afterwards) and appended segment by segment.
     // amplify_video is the category the 512 MB limit is documented for.
-    return chunked(account, downloaded.value.bytes, downloaded.value.type, 'amplify_video', video.url);
+    return withVideoFile(
+      deps.fetchMedia,
+      { url: video.url, network: NETWORK, maxBytes: X_MAX_VIDEO_BYTES, accept: VIDEO_TYPES },
+      (file) => chunked(account, file, 'amplify_video', video.url),
+    );
   }
 
   return { uploadImage, uploadVideo };
