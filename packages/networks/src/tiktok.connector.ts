@@ -1,4 +1,5 @@
 import { mp4DurationSeconds } from '@sps/core';
+import { mp4MoovOf, withVideoFile } from './chunked-upload.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -6,7 +7,6 @@ import type {
   TPublishInput,
   TPublishOutcome,
 } from './connector.js';
-import { mp4MoovOf, withVideoFile } from './chunked-upload.js';
 import { createHttpClient, type TStep, truncateBody } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
 import { waitForProcessing } from './processing-wait.js';

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Got } from 'got';
+import { mediaFileOf, type TMediaFile, withVideoFile } from './chunked-upload.js';
 import type {
   TConnectorAccount,
   TMediaImage,
@@ -7,7 +8,6 @@ import type {
   TNetworkFailure,
   TProcessingWait,
 } from './connector.js';
-import { mediaFileOf, type TMediaFile, withVideoFile } from './chunked-upload.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import { fitImage } from './image-fit.js';
 import { shown, type TFetchMedia } from './media-fetch.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { youtubeDescription as sanitize, youtubeTitle as titleOf } from '@sps/core';
 import { HTTPError } from 'got';
+import { openVideoFile, type TMediaFile, transferTimeout } from './chunked-upload.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -11,7 +12,6 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { openVideoFile, type TMediaFile, transferTimeout } from './chunked-upload.js';
 import { classifyHttpError, createHttpClient } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
 import { quotaFailure } from './youtube-quota.js';
