@@ -77,6 +77,8 @@ export class SimState {
   private readonly byAuthor = new Map<string, TSimPost[]>();
   /** Per network, how long `findByIdempotencyKey` remembers a key (no entry: for ever). */
   readonly keyLifetimesMs: Partial<Record<TPlatform, number>> = { ...DEFAULT_KEY_LIFETIMES_MS };
+  /** Bodies (and JSON string fields) larger than this are logged by size only; bench:media lowers it. */
+  recordBodyLimit = Number.POSITIVE_INFINITY;
   private faults: TFault[] = [];
   private seq = 0;
   private counter = 1000;
@@ -88,7 +90,7 @@ export class SimState {
       method: req.method,
       path: req.originalUrl,
       headers: req.headers,
-      body: req.body,
+      body: recordedBody(req.body, this.recordBodyLimit),
       at: new Date().toISOString(),
     };
     this.requests.push(entry);
@@ -252,4 +254,24 @@ export function answerOrHang(res: Response, send: () => void): void {
     return;
   }
   send();
+}
+
+/**
+ * Over `limit` a body (or a JSON field, e.g. X's base64 segment) is recorded by its size alone: media uploads
+ * of hundreds of megabytes (bench:media) must not pile up in the simulator's request log.
+ */
+function recordedBody(body: unknown, limit: number): unknown {
+  if (body === undefined || limit === Number.POSITIVE_INFINITY) return body;
+  if (Buffer.isBuffer(body)) return body.length > limit ? { omittedBytes: body.length } : body;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const entries = Object.entries(body as Record<string, unknown>);
+    if (!entries.some(([, v]) => typeof v === 'string' && v.length > limit)) return body;
+    return Object.fromEntries(
+      entries.map(([k, v]) => [
+        k,
+        typeof v === 'string' && v.length > limit ? `<${v.length} characters>` : v,
+      ]),
+    );
+  }
+  return body;
 }

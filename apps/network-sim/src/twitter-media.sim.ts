@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import type { SimState } from './sim-state.js';
 
@@ -57,6 +58,12 @@ export interface TSimXMedia {
   /** Processing state as STATUS reports it; images are `succeeded` at once. */
   state: 'pending' | 'in_progress' | 'succeeded' | 'failed';
   altText: string | null;
+  /** sha256 of the segments in segment_index order, as X assembles them; set at finalize. */
+  hash: Hash;
+  nextSegment: number;
+  /** Segments that arrived ahead of their turn, held until the gap is filled. */
+  early: Map<number, Buffer>;
+  sha256: string | null;
 }
 
 export type TSimXMediaStore = Map<string, TSimXMedia>;
@@ -130,6 +137,10 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       finalized: true,
       state: 'succeeded',
       altText: null,
+      hash: createHash('sha256'),
+      nextSegment: 1,
+      early: new Map(),
+      sha256: createHash('sha256').update(bytes).digest('hex'),
     };
     store.set(id, media);
     res.json({ data: view(media) });
@@ -175,6 +186,10 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       finalized: false,
       state: 'pending',
       altText: null,
+      hash: createHash('sha256'),
+      nextSegment: 0,
+      early: new Map(),
+      sha256: null,
     };
     store.set(id, media);
     res.json({ data: { id, media_key: view(media).media_key, expires_after_secs: 86400 } });
@@ -199,12 +214,27 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       return;
     }
     const chunk = Buffer.from(body.media, 'base64');
+    if (chunk.length > 5 * 1024 * 1024) {
+      invalidRequest(res, 'The media segment must be at most 5 MB.');
+      return;
+    }
     if (media.received + chunk.length > media.totalBytes) {
       invalidRequest(res, `Segment ${index} goes beyond the declared total_bytes of ${media.totalBytes}.`);
       return;
     }
+    if (media.segments.has(index)) {
+      invalidRequest(res, `Segment ${index} was already appended.`);
+      return;
+    }
     media.received += chunk.length;
     media.segments.add(index);
+    // Hashed in segment order as X assembles the file (an early segment waits for the ones before it).
+    media.early.set(index, chunk);
+    for (let next = media.early.get(media.nextSegment); next; next = media.early.get(media.nextSegment)) {
+      media.hash.update(next);
+      media.early.delete(media.nextSegment);
+      media.nextSegment += 1;
+    }
     if (media.head.length < 64) media.head = Buffer.concat([media.head, chunk.subarray(0, 64)]);
     res.json({ data: { expires_at: Math.floor(Date.now() / 1000) + 86400 } });
   });
@@ -213,11 +243,12 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
     if (!requireBearer(req, res)) return;
     const media = find(req.params.id, res);
     if (!media) return;
-    if (media.received !== media.totalBytes) {
+    if (media.received !== media.totalBytes || media.early.size > 0) {
       invalidRequest(res, 'Segments do not add up to provided total file size.');
       return;
     }
     media.finalized = true;
+    media.sha256 ??= media.hash.digest('hex');
     if (media.category === 'tweet_image') media.state = 'succeeded';
     res.json({ data: view(media) });
   });
