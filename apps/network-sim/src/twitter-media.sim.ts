@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
+import { fileOf, readForm } from './multipart.sim.js';
 import type { SimState } from './sim-state.js';
 
 /**
@@ -195,17 +196,25 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
     res.json({ data: { id, media_key: view(media).media_key, expires_after_secs: 86400 } });
   });
 
-  router.post('/2/media/upload/:id/append', (req, res) => {
+  // Both body forms of https://docs.x.com/x-api/media/append-media-upload: JSON with base64 `media`, or
+  // multipart/form-data with `media` as a file part.
+  router.post('/2/media/upload/:id/append', async (req, res) => {
     if (!requireBearer(req, res)) return;
     const media = find(req.params.id, res);
     if (!media) return;
-    const body = (req.body ?? {}) as { media?: unknown; segment_index?: unknown };
-    const index = Number(body.segment_index);
+    const form = await readForm(req);
+    const part = form ? await fileOf(form.get('media')) : null;
+    const body = (
+      form ? { segment_index: form.get('segment_index') ?? undefined, media: part?.bytes } : (req.body ?? {})
+    ) as { media?: unknown; segment_index?: unknown };
+    const index =
+      body.segment_index === undefined || body.segment_index === '' ? Number.NaN : Number(body.segment_index);
     if (!Number.isInteger(index) || index < 0 || index > 999) {
       invalidRequest(res, 'The `segment_index` field must be an integer from 0 to 999.');
       return;
     }
-    if (typeof body.media !== 'string' || body.media.length === 0) {
+    const raw = body.media;
+    if (!(typeof raw === 'string' || Buffer.isBuffer(raw)) || raw.length === 0) {
       invalidRequest(res, 'The `media` field is required.');
       return;
     }
@@ -213,7 +222,7 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       invalidRequest(res, 'The media upload is already finalized.');
       return;
     }
-    const chunk = Buffer.from(body.media, 'base64');
+    const chunk = typeof raw === 'string' ? Buffer.from(raw, 'base64') : raw;
     if (chunk.length > 5 * 1024 * 1024) {
       invalidRequest(res, 'The media segment must be at most 5 MB.');
       return;

@@ -18,6 +18,8 @@ export interface TMediaFile {
   stream(start?: number, end?: number): Readable;
   /** The whole file as a Blob backed by the file (FormData parts stream it from disk when sent). */
   blob(): Promise<Blob>;
+  /** Bytes [start, end) as a file-backed Blob: a FormData part that streams from disk (X's APPEND). */
+  slice(start: number, end: number): Promise<Blob>;
   /** Consecutive pieces of `pieceBytes` (the last holds the rest); one piece in memory at a time. */
   pieces(pieceBytes: number): AsyncGenerator<{ index: number; offset: number; bytes: Buffer }>;
   /** Pieces by explicit byte ranges (LinkedIn's uploadInstructions, TikTok's last chunk). */
@@ -28,6 +30,11 @@ export interface TMediaFile {
 
 function fromFile(path: string, size: number, type: string, remove: () => Promise<void>): TMediaFile {
   const opened = new Set<ReadStream>();
+  let whole: Promise<Blob> | undefined;
+  const blob = () => {
+    whole ??= openAsBlob(path, { type });
+    return whole;
+  };
   async function range(start: number, end: number): Promise<Buffer> {
     const handle = await open(path, 'r');
     try {
@@ -54,7 +61,8 @@ function fromFile(path: string, size: number, type: string, remove: () => Promis
       stream.once('close', () => opened.delete(stream));
       return stream;
     },
-    blob: () => openAsBlob(path, { type }),
+    blob,
+    slice: async (start, end) => (await blob()).slice(start, end, type),
     async *pieces(pieceBytes) {
       for (let offset = 0, index = 0; offset < size; offset += pieceBytes, index += 1) {
         yield { index, offset, bytes: await range(offset, Math.min(size, offset + pieceBytes)) };
@@ -76,6 +84,7 @@ export function mediaFileOf(bytes: Buffer, type: string): TMediaFile {
     type,
     stream: (start = 0, end = bytes.length) => Readable.from([bytes.subarray(start, end)]),
     blob: async () => new Blob([bytes], { type }),
+    slice: async (start, end) => new Blob([bytes.subarray(start, end)], { type }),
     async *pieces(pieceBytes) {
       for (let offset = 0, index = 0; offset < bytes.length; offset += pieceBytes, index += 1) {
         yield { index, offset, bytes: bytes.subarray(offset, offset + pieceBytes) };

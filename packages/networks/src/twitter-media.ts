@@ -31,11 +31,12 @@ const IMAGE_TYPES = [...SIMPLE_IMAGE_TYPES, 'image/gif'];
 /** Initialize's media_type enum lists video/mp4, video/webm, video/mp2t and video/quicktime. */
 const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'];
 /**
- * Appends carry base64 JSON; 2 MB raw (2.7 MB encoded) stays well under the 5 MB a segment may hold,
- * and 512 MB in 2 MB segments is 256 of the 1,000 segment indexes (0-999) X allows.
- * https://docs.x.com/x-api/media/append-media-upload
+ * Appends are sent as multipart/form-data (`media` as a file part, `segment_index`), the append endpoint's
+ * second body form, so a segment streams from the spooled file instead of becoming a base64 string in memory.
+ * 4 MB stays under the 5 MB a segment may hold, and 512 MB in 4 MB segments is 128 of the 1,000 segment
+ * indexes (0-999) X allows. https://docs.x.com/x-api/media/append-media-upload
  */
-const CHUNK_BYTES = 2 * 1024 * 1024;
+const CHUNK_BYTES = 4 * 1024 * 1024;
 /**
  * X says when to look again (`check_after_secs`); this bounds a wait for a video X never finishes.
  * Running out is transient: the publisher retries later with a fresh upload.
@@ -138,12 +139,11 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
       const mediaId = init.data?.id;
       if (!mediaId) return fail({ kind: 'transient', message: `${NETWORK} gave no media id. Retrying.` });
       const path = `2/media/upload/${encodeURIComponent(mediaId)}`;
-      // One segment in memory at a time, read from the spooled file (https://docs.x.com/x-api/media/append-media-upload).
-      for await (const piece of file.pieces(chunkBytes)) {
-        await http.post(`${path}/append`, {
-          headers: auth(account),
-          json: { media: piece.bytes.toString('base64'), segment_index: piece.index },
-        });
+      for (let offset = 0, segment = 0; offset < file.size; offset += chunkBytes, segment += 1) {
+        const form = new FormData();
+        form.append('segment_index', String(segment));
+        form.append('media', await file.slice(offset, Math.min(file.size, offset + chunkBytes)), 'media');
+        await http.post(`${path}/append`, { headers: auth(account), body: form });
       }
       // https://docs.x.com/x-api/media/finalize-media-upload
       const finalized = await http.post(`${path}/finalize`, { headers: auth(account) }).json<TUploadData>();
