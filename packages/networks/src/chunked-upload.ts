@@ -158,3 +158,17 @@ export const transferTimeout = (timeoutMs: number) => ({
   socket: timeoutMs,
   response: timeoutMs,
 });
+
+/**
+ * An image (fetched, fitted to the network by the fetcher, small) or a video (spooled to a file) in one
+ * shape, for connectors that send both the same way (a multipart file part). Dispose it after the send.
+ */
+export async function openMediaFile(
+  fetchMedia: TFetchMedia,
+  request: TMediaRequest,
+): Promise<TStep<TMediaFile>> {
+  if (request.kind === 'video') return openVideoFile(fetchMedia, request);
+  const fetched = await fetchMedia(request);
+  if (!fetched.ok) return fetched;
+  return { ok: true, value: mediaFileOf(fetched.value.bytes, fetched.value.type) };
+}
