@@ -1,6 +1,7 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { fakeMp4, type TPlatform } from '@sps/core';
+import sharp from 'sharp';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
 import { createB, settleB, simPosts, uniqueMarker } from './pipeline-helpers.js';
@@ -30,19 +31,20 @@ describe('streaming uploaded videos to the networks in pieces', () => {
   });
   afterAll(() => api.close());
 
-  async function publishUploaded(platform: TPlatform, video: Buffer) {
+  async function publishUploaded(platform: TPlatform, file: Buffer, kind: 'video' | 'image' = 'video') {
     const account = await api.account('pro');
     await api.connect(account.accountId, platform);
     const uploaded = await request(api.app)
       .post('/v1/media')
       .set(bearer(account.apiKey))
-      .attach('file', video, 'clip.mp4');
+      .attach('file', file, kind === 'video' ? 'clip.mp4' : 'photo.jpg');
     expect(uploaded.status).toBe(201);
     const m = uniqueMarker(platform);
     const post = await createB(api, account.apiKey, {
       content: `streamed ${m}`,
       platforms: [platform],
-      media: { video: { url: uploaded.body.url } },
+      media:
+        kind === 'video' ? { video: { url: uploaded.body.url } } : { images: [{ url: uploaded.body.url }] },
     });
     expect(
       (await request(api.app).post(`/v1/posts/${post.id}/publish`).set(bearer(account.apiKey))).status,
@@ -77,4 +79,40 @@ describe('streaming uploaded videos to the networks in pieces', () => {
     const media = (await publishUploaded('tiktok', video)) as { video: unknown };
     expect(media.video).toMatchObject({ bytes: video.length, sha256: sha256(video) });
   });
+
+  it('LinkedIn: each uploadInstructions part streamed from the file; the parts assemble to it (video and image)', async () => {
+    const video = testVideo(5 * 1024 * 1024 + 12_345);
+    const media = (await publishUploaded('linkedin', video)) as { uploads: unknown[] };
+    expect(media.uploads).toEqual([{ bytes: video.length, sha256: sha256(video) }]);
+    const photo = await jpeg();
+    const image = (await publishUploaded('linkedin', photo, 'image')) as { uploads: unknown[] };
+    expect(image.uploads).toEqual([{ bytes: photo.length, sha256: sha256(photo) }]);
+  });
+
+  it('X: an uploaded image through the simple upload, byte for byte', async () => {
+    const photo = await jpeg();
+    const media = (await publishUploaded('twitter', photo, 'image')) as { uploads: unknown[] };
+    expect(media.uploads).toEqual([{ bytes: photo.length, sha256: sha256(photo), type: 'image/jpeg' }]);
+  });
+
+  it.each(['mastodon', 'discord'] as const)(
+    '%s: the video and the image as multipart file parts, byte for byte',
+    async (platform) => {
+      const video = testVideo(1_200_000);
+      const photo = await jpeg();
+      await publishUploaded(platform, video);
+      await publishUploaded(platform, photo, 'image');
+      const received = (api.sim?.sim.uploads ?? []).filter((u) => u.platform === platform);
+      expect(received.map((u) => u.sha256)).toEqual(expect.arrayContaining([sha256(video), sha256(photo)]));
+    },
+  );
 });
+
+/** A small JPEG (under every network's image limit, so it is sent as uploaded). */
+async function jpeg(): Promise<Buffer> {
+  const noise = Buffer.alloc(64 * 48 * 3);
+  randomFillSync(noise);
+  return sharp(noise, { raw: { width: 64, height: 48, channels: 3 } })
+    .jpeg()
+    .toBuffer();
+}

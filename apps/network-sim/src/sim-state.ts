@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { TPlatform } from '@sps/core';
 import type { NextFunction, Request, Response } from 'express';
 import { refusesToken } from './oauth/oauth-store.js';
@@ -168,8 +168,24 @@ export class SimState {
     this.faults = [];
   }
 
+  /**
+   * Files a network received whole in one request (Mastodon media, Discord attachments): size and sha256,
+   * so tests compare them with the uploaded file. Chunked uploads record theirs on the post instead.
+   */
+  readonly uploads: { platform: TPlatform; name: string; bytes: number; sha256: string }[] = [];
+
+  recordUpload(platform: TPlatform, name: string, bytes: Buffer): void {
+    this.uploads.push({
+      platform,
+      name,
+      bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+  }
+
   reset(): void {
     this.requests.length = 0;
+    this.uploads.length = 0;
     this.posts.clear();
     this.byAuthor.clear();
     this.faults = [];
