@@ -95,7 +95,7 @@ describe('streaming uploaded videos to the networks in pieces', () => {
     expect(media.uploads).toEqual([{ bytes: photo.length, sha256: sha256(photo), type: 'image/jpeg' }]);
   });
 
-  it.each(['mastodon', 'discord', 'bluesky'] as const)(
+  it.each(['mastodon', 'discord', 'bluesky', 'slack'] as const)(
     '%s: the video and the image as multipart file parts, byte for byte',
     async (platform) => {
       const video = testVideo(1_200_000);
