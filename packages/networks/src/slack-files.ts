@@ -15,8 +15,8 @@ import { waitForProcessing } from './processing-wait.js';
 //   files.info `shares` once it appears (https://github.com/slackapi/bolt-js/issues/2115, Slack's answer).
 
 const NETWORK = 'Slack';
-/** Slack takes files up to 1 GB; the shared fetcher holds them in memory, so videos stop at 512 MB. */
-const MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+/** Slack takes files up to 1 GB; a video is spooled to a temporary file and streamed from it. */
+const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
 const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 const ALT_MAX = 1000;
 /** Sharing usually completes in seconds (security scans); checks are cheap (files.info is Tier 4). */

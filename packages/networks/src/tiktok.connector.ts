@@ -35,10 +35,10 @@ const VIDEO_TITLE_MAX = 2200;
 const PHOTO_TITLE_MAX = 90;
 const PHOTO_DESCRIPTION_MAX = 4000;
 /**
- * TikTok takes videos up to 4 GB, but the shared media fetcher holds a download in memory, so this
- * service stops at 512 MB (README, Known gaps).
+ * TikTok takes videos up to 4 GB (the media transfer guide); the video is spooled to a temporary file and
+ * sent chunk by chunk from it, so the publisher's memory does not grow with it.
  */
-const MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+const MAX_VIDEO_BYTES = 4 * 1024 * 1024 * 1024;
 /** Processing takes under a minute for 512 MB and moderation usually a minute (status page); 30 checks a minute allowed. */
 const WAIT_DEFAULTS = { intervalMs: 10_000, maxWaitMs: 5 * 60_000 };
 

@@ -27,10 +27,10 @@ const DEFAULT_BASE_URL = 'https://www.googleapis.com';
 const NETWORK = 'YouTube';
 const DESCRIPTION_MAX_BYTES = 5000;
 /**
- * YouTube takes files up to 256 GB; this service stops at 512 MB (the fetcher's video cap for every
- * network; the file is spooled to disk, never held in memory).
+ * YouTube takes files up to 256 GB; this service stops at 4 GB, the largest video a plan may upload to the
+ * media library (MEDIA_LIMITS). The file is spooled to disk and sent in chunks, never held in memory.
  */
-const MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+const MAX_VIDEO_BYTES = 4 * 1024 * 1024 * 1024;
 /** 8 MiB chunks by default; every chunk but the last must be a multiple of 256 KiB. */
 const RESUMABLE_UNIT = 256 * 1024;
 const resumableChunkBytes = (preferred = 32 * RESUMABLE_UNIT) =>
