@@ -94,6 +94,8 @@ export interface TTestApiOptions {
   processingWait?: { intervalMs: number; maxWaitMs: number };
   /** MEDIA_ALLOW_PRIVATE_URLS of the in-process publisher (default true: test media servers are on loopback). */
   mediaAllowPrivate?: boolean;
+  /** Piece size of chunked media uploads (X, YouTube, TikTok, ...): small, so small test files take many pieces. */
+  uploadChunkBytes?: number;
   /** Wraps the API's database client (not the workers'), e.g. to make it fail on demand. */
   wrapApiDb?: (db: TDb) => TDb;
 }
@@ -187,6 +189,7 @@ export async function startTestApi(
           videoTimeoutMs: 10_000,
         },
         timeoutMs: opts.networkTimeoutMs ?? 2000,
+        ...(opts.uploadChunkBytes ? { uploadChunkBytes: opts.uploadChunkBytes } : {}),
         // The simulator finishes media processing at once; production waits the networks' documented cadence.
         processingWait: opts.processingWait ?? { intervalMs: 10, maxWaitMs: 10_000 },
       }),

@@ -54,6 +54,8 @@ export interface TVideoServiceOptions {
   blobs: Map<string, TSimBlob>;
   cidOf: (seed: string) => string;
   nextId: () => string;
+  /** Each video received: its size and sha256 (SimState.recordUpload). */
+  received?: (name: string, bytes: Buffer) => void;
 }
 
 export function registerBlueskyVideoService(router: Router, opts: TVideoServiceOptions): void {
@@ -101,6 +103,7 @@ export function registerBlueskyVideoService(router: Router, opts: TVideoServiceO
       return;
     }
     const hash = createHash('sha256').update(bytes).digest('hex');
+    opts.received?.(String(req.query.name ?? 'video'), bytes);
     const jobId = `job-${opts.nextId()}`;
     const base = { jobId, did: token.iss, blob: null, result: null };
     const earlier = processed.get(hash);

@@ -68,7 +68,12 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
   const blobs = new Map<string, TSimBlob>();
   const records = new Map<string, TSimRecord>();
   router.use(networkMiddleware(sim, 'bluesky', renderBlueskyError));
-  registerBlueskyVideoService(router, { blobs, cidOf: fakeCid, nextId: () => sim.nextUuid() });
+  registerBlueskyVideoService(router, {
+    blobs,
+    cidOf: fakeCid,
+    nextId: () => sim.nextUuid(),
+    received: (name, bytes) => sim.recordUpload('bluesky', name, bytes),
+  });
 
   registerBlueskyAuth(router, sim);
 
@@ -107,6 +112,7 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
     const mimeType = req.headers['content-type'] ?? 'application/octet-stream';
     const cid = fakeCid(bytes.toString('base64') + sim.nextUuid());
     blobs.set(cid, { mimeType, size: bytes.length });
+    sim.recordUpload('bluesky', cid, bytes);
     res.json({ blob: { $type: 'blob', ref: { $link: cid }, mimeType, size: bytes.length } });
   });
 

@@ -59,7 +59,10 @@ interface TCreateMessage {
 type TAttached = { id: string; filename: string; description?: string; content_type: string; size: number };
 
 /** JSON body, or multipart with `payload_json` and `files[n]`; a string is the refusal. */
-async function readMessage(req: Request): Promise<{ body: TCreateMessage; files: TAttached[] } | string> {
+async function readMessage(
+  req: Request,
+  sim: SimState,
+): Promise<{ body: TCreateMessage; files: TAttached[] } | string> {
   const form = await readForm(req);
   if (!form) return { body: (req.body ?? {}) as TCreateMessage, files: [] };
   let body: TCreateMessage;
@@ -79,6 +82,7 @@ async function readMessage(req: Request): Promise<{ body: TCreateMessage; files:
     if ((meta.description ?? '').length > 1024)
       return 'Invalid Form Body: description must be 1024 or fewer in length.';
     total += file.bytes.length;
+    sim.recordUpload('discord', file.name, file.bytes);
     files.push({
       id: index,
       filename: meta.filename ?? file.name,
@@ -123,7 +127,7 @@ export function registerDiscordSim(router: Router, sim: SimState): void {
 
   router.post('/channels/:channelId/messages', async (req, res) => {
     const channelId = req.params.channelId;
-    const read = await readMessage(req);
+    const read = await readMessage(req, sim);
     if (read === 'too_large') {
       discordError(res, 413, 40005, 'Request entity too large');
       return;

@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 
 // LinkedIn's Images and Videos APIs as the simulator holds them: an asset is WAITING_UPLOAD until its
@@ -19,6 +20,11 @@ interface TAsset {
   uploadToken: string;
   /** Bytes starting with `fail-processing` end in PROCESSING_FAILED (a test hook). */
   failProcessing: boolean;
+  /** sha256 of the bytes in part order (parts sent out of order leave it null: not assembled here). */
+  hash: Hash;
+  nextPart: number;
+  inOrder: boolean;
+  sha256: string | null;
 }
 
 export const LINKEDIN_SIM_PART_BYTES = 4 * 1024 * 1024;
@@ -30,6 +36,8 @@ type TError = (res: Response, status: number, code: string, message: string) => 
 export interface TLinkedInAssets {
   /** Why a post may not reference this URN yet, or null when it is AVAILABLE. */
   unusable(urn: string): string | null;
+  /** What arrived for an asset: its size and the sha256 of its assembled bytes. */
+  uploaded(urn: string): { bytes: number; sha256: string | null } | null;
 }
 
 const origin = (req: Request) => `${req.protocol}://${req.get('host')}${req.baseUrl}`;
@@ -63,6 +71,10 @@ export function registerLinkedInAssets(
       parts,
       uploadToken: urn.startsWith('urn:li:video:') ? `token-${nextId()}` : '',
       failProcessing: false,
+      hash: createHash('sha256'),
+      nextPart: 0,
+      inOrder: true,
+      sha256: null,
     };
     assets.set(urn, asset);
     return asset;
@@ -155,6 +167,7 @@ export function registerLinkedInAssets(
         return;
       }
       asset.bytes = bytes.length;
+      asset.sha256 = createHash('sha256').update(bytes).digest('hex');
       asset.status = 'AVAILABLE';
       res.status(201).end();
       return;
@@ -173,6 +186,10 @@ export function registerLinkedInAssets(
       asset.failProcessing = bytes.subarray(0, 15).toString() === 'fail-processing';
     part.etag = `"etag-${nextId()}"`;
     asset.bytes += bytes.length;
+    if (Number(req.params.part) === asset.nextPart) {
+      asset.hash.update(bytes);
+      asset.nextPart += 1;
+    } else asset.inOrder = false;
     res.status(200).set('etag', part.etag).end();
   });
 
@@ -203,6 +220,7 @@ export function registerLinkedInAssets(
       return;
     }
     asset.status = 'PROCESSING';
+    asset.sha256 = asset.inOrder ? asset.hash.digest('hex') : null;
     res.status(200).end();
   }
 
@@ -230,6 +248,10 @@ export function registerLinkedInAssets(
   router.get('/rest/videos/:urn', read('videos'));
 
   return {
+    uploaded(urn) {
+      const asset = assets.get(urn);
+      return asset ? { bytes: asset.bytes, sha256: asset.sha256 } : null;
+    },
     unusable(urn) {
       const asset = assets.get(urn);
       if (!asset) return `${urn} does not exist`;

@@ -102,6 +102,13 @@ function requireHeaders(req: Request, res: Response): boolean {
 }
 
 /** The URNs a post's `content` references: `media.id`, or each `multiImage.images[].id`. */
+/** The post's content as sent, with what arrived for each referenced asset (tests compare the hashes). */
+function withUploads(content: unknown, assets: TLinkedInAssets) {
+  const c = content as { media?: { id?: string }; multiImage?: { images?: { id?: string }[] } };
+  const ids = c.media ? [c.media.id] : (c.multiImage?.images ?? []).map((image) => image.id);
+  return { ...(content as object), uploads: ids.map((id) => (id ? assets.uploaded(id) : null)) };
+}
+
 function contentProblem(content: unknown, assets: TLinkedInAssets): string | null {
   if (content === undefined) return null;
   const c = content as {
@@ -183,7 +190,7 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
       remoteId: urn,
       text: body.commentary ?? '',
       replyTo: null,
-      media: body.content ?? null,
+      media: body.content ? withUploads(body.content, assets) : null,
       idempotencyKey: null,
       author: body.author,
     });

@@ -96,6 +96,8 @@ export function registerMastodonMedia(
   guard: (req: Request, res: Response) => boolean,
   config: () => TSimMastodonConfig,
   nextId: () => string,
+  /** Each file received whole: its size and sha256 (SimState.recordUpload). */
+  received: (name: string, bytes: Buffer) => void = () => undefined,
 ): Map<string, TSimMastodonMedia> {
   const media = new Map<string, TSimMastodonMedia>();
   const render = (req: Request, item: TSimMastodonMedia, processed: boolean) => {
@@ -148,6 +150,7 @@ export function registerMastodonMedia(
       attachedTo: null,
     };
     media.set(item.id, item);
+    received(file.filename ?? 'file', file.data);
     // Images are processed in the request; video (and GIFs, which become gifv video) in the background.
     const processed = item.pendingChecks === 0 && !item.failed;
     res.status(processed ? 200 : 202).json(render(req, item, processed));

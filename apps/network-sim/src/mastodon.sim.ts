@@ -111,6 +111,7 @@ export function registerMastodonSim(router: Router, sim: SimState): void {
     requireBearer,
     () => config,
     () => sim.nextNumericId(),
+    (name, bytes) => sim.recordUpload('mastodon', name, bytes),
   );
 
   // https://docs.joinmastodon.org/methods/instance/#v2 (public: no token needed)

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { TPlatform } from '@sps/core';
 import type { NextFunction, Request, Response } from 'express';
 import { refusesToken } from './oauth/oauth-store.js';
@@ -83,6 +83,8 @@ export class SimState {
    * neighbours bench keeps containers busy for minutes).
    */
   readonly processingMs: Partial<Record<TPlatform, number>> = {};
+  /** Bodies (and JSON string fields) larger than this are logged by size only; bench:media lowers it. */
+  recordBodyLimit = Number.POSITIVE_INFINITY;
   private faults: TFault[] = [];
   private seq = 0;
   private counter = 1000;
@@ -94,7 +96,7 @@ export class SimState {
       method: req.method,
       path: req.originalUrl,
       headers: req.headers,
-      body: req.body,
+      body: recordedBody(req.body, this.recordBodyLimit),
       at: new Date().toISOString(),
     };
     this.requests.push(entry);
@@ -172,8 +174,24 @@ export class SimState {
     this.faults = [];
   }
 
+  /**
+   * Files a network received whole in one request (Mastodon media, Discord attachments): size and sha256,
+   * so tests compare them with the uploaded file. Chunked uploads record theirs on the post instead.
+   */
+  readonly uploads: { platform: TPlatform; name: string; bytes: number; sha256: string }[] = [];
+
+  recordUpload(platform: TPlatform, name: string, bytes: Buffer): void {
+    this.uploads.push({
+      platform,
+      name,
+      bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+  }
+
   reset(): void {
     this.requests.length = 0;
+    this.uploads.length = 0;
     this.posts.clear();
     this.byAuthor.clear();
     this.faults = [];
@@ -264,4 +282,24 @@ export function answerOrHang(res: Response, send: () => void): void {
     return;
   }
   send();
+}
+
+/**
+ * Over `limit` a body (or a JSON field, e.g. X's base64 segment) is recorded by its size alone: media uploads
+ * of hundreds of megabytes (bench:media) must not pile up in the simulator's request log.
+ */
+function recordedBody(body: unknown, limit: number): unknown {
+  if (body === undefined || limit === Number.POSITIVE_INFINITY) return body;
+  if (Buffer.isBuffer(body)) return body.length > limit ? { omittedBytes: body.length } : body;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const entries = Object.entries(body as Record<string, unknown>);
+    if (!entries.some(([, v]) => typeof v === 'string' && v.length > limit)) return body;
+    return Object.fromEntries(
+      entries.map(([k, v]) => [
+        k,
+        typeof v === 'string' && v.length > limit ? `<${v.length} characters>` : v,
+      ]),
+    );
+  }
+  return body;
 }

@@ -123,6 +123,7 @@ export function registerSlackSim(router: Router, sim: SimState): void {
       return;
     }
     file.bytes = bytes.length;
+    sim.recordUpload('slack', file.name, bytes);
     file.type = part?.type ?? String(req.headers['content-type'] ?? 'application/octet-stream');
     res.status(200).type('text/plain').send(`OK - ${bytes.length}`);
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mp4DurationSeconds } from '@sps/core';
 import type { Request, Response, Router } from 'express';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
@@ -155,7 +156,13 @@ export function registerTiktokSim(router: Router, sim: SimState): void {
         remoteId: publish.id,
         text: publish.text,
         replyTo: null,
-        media: { video: { bytes: bytes.length, privacy: publish.privacy } },
+        media: {
+          video: {
+            bytes: bytes.length,
+            sha256: createHash('sha256').update(bytes).digest('hex'),
+            privacy: publish.privacy,
+          },
+        },
         idempotencyKey: null,
       });
     }

@@ -1,4 +1,6 @@
+import { createHash, type Hash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
+import { fileOf, readForm } from './multipart.sim.js';
 import type { SimState } from './sim-state.js';
 
 /**
@@ -57,6 +59,12 @@ export interface TSimXMedia {
   /** Processing state as STATUS reports it; images are `succeeded` at once. */
   state: 'pending' | 'in_progress' | 'succeeded' | 'failed';
   altText: string | null;
+  /** sha256 of the segments in segment_index order, as X assembles them; set at finalize. */
+  hash: Hash;
+  nextSegment: number;
+  /** Segments that arrived ahead of their turn, held until the gap is filled. */
+  early: Map<number, Buffer>;
+  sha256: string | null;
 }
 
 export type TSimXMediaStore = Map<string, TSimXMedia>;
@@ -130,6 +138,10 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       finalized: true,
       state: 'succeeded',
       altText: null,
+      hash: createHash('sha256'),
+      nextSegment: 1,
+      early: new Map(),
+      sha256: createHash('sha256').update(bytes).digest('hex'),
     };
     store.set(id, media);
     res.json({ data: view(media) });
@@ -175,22 +187,34 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       finalized: false,
       state: 'pending',
       altText: null,
+      hash: createHash('sha256'),
+      nextSegment: 0,
+      early: new Map(),
+      sha256: null,
     };
     store.set(id, media);
     res.json({ data: { id, media_key: view(media).media_key, expires_after_secs: 86400 } });
   });
 
-  router.post('/2/media/upload/:id/append', (req, res) => {
+  // Both body forms of https://docs.x.com/x-api/media/append-media-upload: JSON with base64 `media`, or
+  // multipart/form-data with `media` as a file part.
+  router.post('/2/media/upload/:id/append', async (req, res) => {
     if (!requireBearer(req, res)) return;
     const media = find(req.params.id, res);
     if (!media) return;
-    const body = (req.body ?? {}) as { media?: unknown; segment_index?: unknown };
-    const index = Number(body.segment_index);
+    const form = await readForm(req);
+    const part = form ? await fileOf(form.get('media')) : null;
+    const body = (
+      form ? { segment_index: form.get('segment_index') ?? undefined, media: part?.bytes } : (req.body ?? {})
+    ) as { media?: unknown; segment_index?: unknown };
+    const index =
+      body.segment_index === undefined || body.segment_index === '' ? Number.NaN : Number(body.segment_index);
     if (!Number.isInteger(index) || index < 0 || index > 999) {
       invalidRequest(res, 'The `segment_index` field must be an integer from 0 to 999.');
       return;
     }
-    if (typeof body.media !== 'string' || body.media.length === 0) {
+    const raw = body.media;
+    if (!(typeof raw === 'string' || Buffer.isBuffer(raw)) || raw.length === 0) {
       invalidRequest(res, 'The `media` field is required.');
       return;
     }
@@ -198,13 +222,28 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       invalidRequest(res, 'The media upload is already finalized.');
       return;
     }
-    const chunk = Buffer.from(body.media, 'base64');
+    const chunk = typeof raw === 'string' ? Buffer.from(raw, 'base64') : raw;
+    if (chunk.length > 5 * 1024 * 1024) {
+      invalidRequest(res, 'The media segment must be at most 5 MB.');
+      return;
+    }
     if (media.received + chunk.length > media.totalBytes) {
       invalidRequest(res, `Segment ${index} goes beyond the declared total_bytes of ${media.totalBytes}.`);
       return;
     }
+    if (media.segments.has(index)) {
+      invalidRequest(res, `Segment ${index} was already appended.`);
+      return;
+    }
     media.received += chunk.length;
     media.segments.add(index);
+    // Hashed in segment order as X assembles the file (an early segment waits for the ones before it).
+    media.early.set(index, chunk);
+    for (let next = media.early.get(media.nextSegment); next; next = media.early.get(media.nextSegment)) {
+      media.hash.update(next);
+      media.early.delete(media.nextSegment);
+      media.nextSegment += 1;
+    }
     if (media.head.length < 64) media.head = Buffer.concat([media.head, chunk.subarray(0, 64)]);
     res.json({ data: { expires_at: Math.floor(Date.now() / 1000) + 86400 } });
   });
@@ -213,11 +252,12 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
     if (!requireBearer(req, res)) return;
     const media = find(req.params.id, res);
     if (!media) return;
-    if (media.received !== media.totalBytes) {
+    if (media.received !== media.totalBytes || media.early.size > 0) {
       invalidRequest(res, 'Segments do not add up to provided total file size.');
       return;
     }
     media.finalized = true;
+    media.sha256 ??= media.hash.digest('hex');
     if (media.category === 'tweet_image') media.state = 'succeeded';
     res.json({ data: view(media) });
   });

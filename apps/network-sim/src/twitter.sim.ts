@@ -72,6 +72,7 @@ interface TUrlEntity {
 /** What the simulator keeps of a tweet beside its text. */
 interface TTweetExtras {
   media_ids: string[];
+  uploads: { bytes: number; sha256: string | null; type: string | null }[];
   poll: unknown;
   urls: TUrlEntity[];
   /** The text as it was sent (before t.co), for the duplicate rule. */
@@ -194,6 +195,11 @@ export function registerTwitterSim(router: Router, sim: SimState): void {
     const shown = shorten(id, user, text, mediaIds);
     const extras: TTweetExtras = {
       media_ids: mediaIds,
+      // What X assembled for each attached media (tests compare it with the uploaded file).
+      uploads: mediaIds.map((m) => {
+        const item = media.get(m);
+        return { bytes: item?.received ?? 0, sha256: item?.sha256 ?? null, type: item?.type ?? null };
+      }),
       poll: body.poll ?? null,
       urls: shown.urls,
       source: text,

@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import { fakeMp4 } from '@sps/core';
 import type { Express, Request, Response, Router } from 'express';
 import { registerYoutubeCommentsSim } from './comments.sim.js';
@@ -64,7 +65,8 @@ interface TSession {
   contentType: string;
   declaredLength: number | undefined;
   /** Bytes kept so far; a resumed upload continues from here. */
-  received: Buffer[];
+  /** sha256 of the bytes kept so far, in order (not the bytes: bench:media sends hundreds of megabytes). */
+  received: Hash;
   receivedBytes: number;
   /** The created video, once every byte arrived (a session creates at most one). */
   video?: { id: string; status: { uploadStatus: string; privacyStatus: string } } & Record<string, unknown>;
@@ -175,7 +177,7 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
       metadata,
       contentType: String(req.headers['x-upload-content-type'] ?? 'video/*'),
       declaredLength: Number.isFinite(length) ? length : undefined,
-      received: [],
+      received: createHash('sha256'),
       receivedBytes: 0,
       // A hang consumed here still means "the video was created but its answer was lost".
       hang: Boolean(res.locals.hangAfterCreate),
@@ -232,12 +234,28 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
     if (res.locals.hangAfterCreate) {
       // The connection dropped mid-transfer: the session kept the first half and nobody answers.
       const kept = body.subarray(0, Math.floor(body.length / 2));
-      session.received.push(kept);
+      session.received.update(kept);
       session.receivedBytes += kept.length;
       answerOrHang(res, () => undefined);
       return;
     }
-    session.received.push(body);
+    // Every chunk but the last is a multiple of 256 KiB in the resumable protocol:
+    // https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol
+    if (
+      total !== undefined &&
+      session.receivedBytes + body.length < total &&
+      body.length % (256 * 1024) !== 0
+    ) {
+      googleError(
+        res,
+        400,
+        'badContent',
+        'The chunk size must be a multiple of 256 KiB except for the last chunk.',
+        'INVALID_ARGUMENT',
+      );
+      return;
+    }
+    session.received.update(body);
     session.receivedBytes += body.length;
     if (total !== undefined && session.receivedBytes < total) {
       res
@@ -259,7 +277,7 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
     const id = sim.nextUuid().replace(/-/g, '').slice(0, 11);
     const snippet = { ...session.metadata.snippet, channelId: 'UCsimchannel000000000000' };
     const bytes = session.receivedBytes;
-    session.received = [];
+    const sha256 = session.received.digest('hex');
     session.video = {
       kind: 'youtube#video',
       etag: 'sim-etag',
@@ -277,7 +295,7 @@ export function registerYoutubeSim(router: Router, sim: SimState): void {
       remoteId: id,
       text: snippet.description ?? '',
       replyTo: null,
-      media: { title: snippet.title, contentType: session.contentType, bytes },
+      media: { title: snippet.title, contentType: session.contentType, bytes, sha256 },
       idempotencyKey: null,
     });
     if (session.hang) res.locals.hangAfterCreate = true;

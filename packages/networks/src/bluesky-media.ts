@@ -1,4 +1,5 @@
 import got, { type Got, HTTPError } from 'got';
+import { openVideoFile, type TMediaFile, transferTimeout } from './chunked-upload.js';
 import type { TMedia, TNetworkFailure, TProcessingWait } from './connector.js';
 import { type TStep, truncateBody } from './http-client.js';
 import { shown, type TFetchMedia } from './media-fetch.js';
@@ -29,7 +30,10 @@ const loadSharp = async () => (await import('sharp')).default;
 
 export interface TBlueskyDownload {
   kind: 'image' | 'video';
+  /** An image's bytes (small: fitted to 1,000,000 bytes); empty for a video, which is `file`. */
   bytes: Buffer;
+  /** A video spooled to a temporary file, streamed to the video service; the caller disposes it. */
+  file?: TMediaFile;
   type: string;
   alt: string;
   name: string;
@@ -108,15 +112,22 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
       });
     }
     if (media?.video) {
-      const fetched = await deps.fetchMedia({
+      const opened = await openVideoFile(deps.fetchMedia, {
         url: media.video.url,
-        kind: 'video',
         network: NETWORK,
         maxBytes: BLUESKY_MAX_VIDEO_BYTES,
         accept: VIDEO_TYPES,
       });
-      if (!fetched.ok) return fetched;
-      out.push({ kind: 'video', ...fetched.value, alt: '', name: media.video.url });
+      if (!opened.ok) return opened;
+      const file = opened.value;
+      out.push({
+        kind: 'video',
+        bytes: Buffer.alloc(0),
+        file,
+        type: file.type,
+        alt: '',
+        name: media.video.url,
+      });
     }
     return { ok: true, value: out };
   }
@@ -190,11 +201,17 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
     );
     let job: TJobStatus;
     try {
+      // The body streamed from the spooled file with its length (https://docs.bsky.app/docs/tutorials/video).
       const res = await video
         .post('xrpc/app.bsky.video.uploadVideo', {
           searchParams: { did: s.did, name: new URL(d.name).pathname.split('/').pop() || 'video.mp4' },
-          headers: { authorization: `Bearer ${uploadToken}`, 'content-type': d.type },
-          body: d.bytes,
+          headers: {
+            authorization: `Bearer ${uploadToken}`,
+            'content-type': d.type,
+            'content-length': String(d.file?.size ?? d.bytes.length),
+          },
+          body: d.file ? d.file.stream() : d.bytes,
+          ...(d.file ? { timeout: transferTimeout(deps.timeoutMs) } : {}),
         })
         .json<TJobStatus & { jobStatus?: TJobStatus }>();
       job = res.jobStatus ?? res;

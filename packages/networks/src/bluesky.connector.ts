@@ -254,6 +254,9 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
         // The record key makes a resend harmless (it finds the record), so no outcome is ever unknown here.
         const { outcomeUnknown: _safe, ...failure } = classify(err);
         return { ok: false, failure };
+      } finally {
+        // The video's temporary file, once it was sent (or the attempt gave up).
+        await video?.file?.dispose();
       }
     },
 

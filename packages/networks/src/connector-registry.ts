@@ -53,6 +53,8 @@ export interface TConnectorsConfig {
   facebookVideoBaseUrl?: string;
   /** Operator app ids per network (`OAUTH_<NAME>_CLIENT_ID`): Facebook's video uploads need it. */
   appIds?: Partial<Record<TPlatform, string>>;
+  /** Piece size of chunked media uploads (tests shrink it); each connector's own default otherwise. */
+  uploadChunkBytes?: number;
 }
 
 /** Builds one connector per network, once at worker start-up. */
@@ -75,6 +77,7 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
         ? { videoBaseUrl: config.facebookVideoBaseUrl }
         : {}),
       ...(config.appIds?.[platform] ? { appId: config.appIds[platform] } : {}),
+      ...(config.uploadChunkBytes ? { uploadChunkBytes: config.uploadChunkBytes } : {}),
       fetchMedia,
     };
     // Every call checks the account's permissions first (DESIGN invariant 12), the metrics read too: the

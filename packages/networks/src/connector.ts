@@ -211,4 +211,9 @@ export interface TConnectorOptions {
   videoBaseUrl?: string;
   /** The operator's app id on the network (Facebook's Resumable Upload API: `OAUTH_FACEBOOK_CLIENT_ID`). */
   appId?: string;
+  /**
+   * Piece size for networks that take media in pieces (X APPEND, YouTube resumable, TikTok FILE_UPLOAD, Slack);
+   * tests shrink it to exercise many pieces with a small file. Each connector rounds it to its network's rules.
+   */
+  uploadChunkBytes?: number;
 }

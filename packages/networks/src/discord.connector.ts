@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { HTTPError } from 'got';
+import { openMediaFile, type TMediaFile } from './chunked-upload.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -39,8 +40,8 @@ const UPLOAD_LIMIT = 10 * 1024 * 1024;
 
 interface TFile {
   name: string;
-  type: string;
-  bytes: Buffer;
+  /** A video spooled to a temporary file (its part streams from disk), an image in memory; disposed after the send. */
+  file: TMediaFile;
   description?: string;
 }
 
@@ -126,13 +127,20 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
     const share = Math.floor(UPLOAD_LIMIT / Math.max(1, items.length));
     const files: TFile[] = [];
     for (const [index, item] of items.entries()) {
-      const got = await fetchMedia({ url: item.url, kind: item.kind, network: NETWORK, maxBytes: share });
-      if (!got.ok) return got;
+      const got = await openMediaFile(fetchMedia, {
+        url: item.url,
+        kind: item.kind,
+        network: NETWORK,
+        maxBytes: share,
+      });
+      if (!got.ok) {
+        await Promise.all(files.map((done) => done.file.dispose()));
+        return got;
+      }
       const description = item.altText?.slice(0, DESCRIPTION_MAX);
       files.push({
         name: mediaFileName(item.url, got.value.type, index),
-        type: got.value.type,
-        bytes: got.value.bytes,
+        file: got.value,
         ...(description ? { description } : {}),
       });
     }
@@ -242,7 +250,8 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
         body = new FormData();
         body.append('payload_json', JSON.stringify(payload));
         for (const [id, file] of files.value.entries()) {
-          body.append(`files[${id}]`, new Blob([file.bytes], { type: file.type }), file.name);
+          // https://discord.com/developers/docs/reference#uploading-files (multipart `files[n]`)
+          body.append(`files[${id}]`, await file.file.blob(), file.name);
         }
       }
       try {
@@ -272,6 +281,8 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
         };
       } catch (error) {
         return { ok: false, failure: classify(error) };
+      } finally {
+        await Promise.all(files.value.map((file) => file.file.dispose()));
       }
     },
 

@@ -1,4 +1,6 @@
+import type { Readable } from 'node:stream';
 import got, { type Got } from 'got';
+import { openVideoFile, transferTimeout } from './chunked-upload.js';
 import type { TConnectorAccount, TNetworkFailure, TProcessingWait } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import type { TFetchMedia } from './media-fetch.js';
@@ -66,11 +68,24 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
   };
 
   /** The upload URL is LinkedIn's own (upload host), given by `initializeUpload`: bytes go there with the token. */
-  async function put(account: TConnectorAccount, url: string, bytes: Buffer, type: string) {
+  /** A PUT of bytes in memory, or of a stream of `length` bytes (a video part read from the spooled file). */
+  async function put(
+    account: TConnectorAccount,
+    url: string,
+    body: Buffer | Readable,
+    type: string,
+    length = Buffer.isBuffer(body) ? body.length : 0,
+  ) {
     return got.put(url, {
-      body: bytes,
-      headers: { authorization: `Bearer ${account.token}`, 'content-type': type },
-      timeout: { request: Math.max(deps.timeoutMs, 60_000) },
+      body,
+      headers: {
+        authorization: `Bearer ${account.token}`,
+        'content-type': type,
+        'content-length': String(length),
+      },
+      timeout: Buffer.isBuffer(body)
+        ? { request: Math.max(deps.timeoutMs, 60_000) }
+        : transferTimeout(Math.max(deps.timeoutMs, 60_000)),
       retry: { limit: 0 },
       followRedirect: false,
     });
@@ -152,15 +167,17 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
     url: string,
     opts: { wait?: boolean } = {},
   ): Promise<TStep<string>> {
-    const fetched = await deps.fetchMedia({
+    // Spooled to a temporary file; each part of the upload plan is streamed from it, and the file removed after.
+    const opened = await openVideoFile(deps.fetchMedia, {
       url,
-      kind: 'video',
       network: NETWORK,
       maxBytes: LINKEDIN_MAX_VIDEO_BYTES,
     });
-    if (!fetched.ok) return fetched;
-    const { bytes, type } = fetched.value;
+    if (!opened.ok) return opened;
+    const file = opened.value;
+    const type = file.type;
     if (type !== 'video/mp4') {
+      await file.dispose();
       return fail({ kind: 'rejected', message: `${NETWORK} takes MP4 videos; ${url} is ${type}.` });
     }
     try {
@@ -172,7 +189,7 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
           json: {
             initializeUploadRequest: {
               owner,
-              fileSizeBytes: bytes.length,
+              fileSizeBytes: file.size,
               uploadCaptions: false,
               uploadThumbnail: false,
             },
@@ -187,15 +204,16 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
       const etags: string[] = [];
       for (const part of parts) {
         const first = part.firstByte ?? 0;
-        const last = part.lastByte ?? bytes.length - 1;
-        if (!part.uploadUrl || first < 0 || last < first || last >= bytes.length) {
+        const last = part.lastByte ?? file.size - 1;
+        if (!part.uploadUrl || first < 0 || last < first || last >= file.size) {
           return transient(`${NETWORK} gave an upload part outside the video's bytes. Retrying.`);
         }
         const res = await put(
           account,
           part.uploadUrl,
-          bytes.subarray(first, last + 1),
+          file.stream(first, last + 1),
           'application/octet-stream',
+          last + 1 - first,
         );
         const etag = res.headers.etag;
         if (!etag) return transient(`${NETWORK} did not acknowledge a video part (no ETag). Retrying.`);
@@ -221,6 +239,8 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
       return ready.ok ? { ok: true, value: video } : ready;
     } catch (err) {
       return fail(classify(err));
+    } finally {
+      await file.dispose();
     }
   }
 

@@ -1,4 +1,5 @@
 import { type Got, HTTPError } from 'got';
+import { openMediaFile } from './chunked-upload.js';
 import type { TConnectorAccount, TNetworkFailure, TProcessingWait } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import type { TMastodonLimits } from './mastodon-instance.js';
@@ -82,22 +83,24 @@ export function createMastodonMedia(deps: TMastodonMediaDeps) {
     opts: { wait?: boolean } = {},
   ): Promise<TStep<string> & { processing?: boolean }> {
     const accept = limits.supportedMimeTypes?.filter((t) => t.startsWith(`${item.kind}/`));
-    const downloaded = await deps.fetchMedia({
+    // A video is spooled to a temporary file and its part streamed from disk; removed once sent.
+    const opened = await openMediaFile(deps.fetchMedia, {
       url: item.url,
       kind: item.kind,
       network: NETWORK,
       maxBytes: item.kind === 'image' ? limits.imageSizeLimit : limits.videoSizeLimit,
       ...(accept && accept.length > 0 ? { accept } : {}),
     });
-    if (!downloaded.ok) return downloaded;
-    const { bytes, type } = downloaded.value;
+    if (!opened.ok) return opened;
+    const file = opened.value;
     const form = new FormData();
     const name = new URL(item.url).pathname.split('/').pop() || item.kind;
-    form.append('file', new Blob([bytes], { type }), name);
+    form.append('file', await file.blob(), name);
     if (item.altText) form.append('description', item.altText.slice(0, limits.descriptionLimit));
     const headers = { authorization: `Bearer ${account.token}` };
     try {
-      const res = await http.post('api/v2/media', { headers, body: form });
+      // https://docs.joinmastodon.org/methods/media/#v2 (multipart/form-data `file`)
+      const res = await http.post('api/v2/media', { headers, body: form }).finally(() => file.dispose());
       const id = (res.body as { id?: unknown } | undefined)?.id;
       if (typeof id !== 'string' || id.length === 0) {
         return fail({ kind: 'transient', message: `${NETWORK} gave no media id. Retrying.` });

@@ -30,8 +30,9 @@ export interface TFetchedMedia {
 }
 
 /**
- * A video written to a temporary file as it downloads, never held whole in memory: for connectors that send
- * it on in parts (Facebook's resumable upload). `dispose` removes the file; call it once the upload is over.
+ * A video written to a temporary file as it downloads (or as it is read from the media store), never held
+ * whole in memory: every connector that uploads videos sends it from there in its network's pieces
+ * (chunked-upload.ts, facebook-video.ts). `dispose` removes the file; call it once the upload is over.
  */
 export interface TSpooledMedia {
   path: string;

@@ -1,4 +1,5 @@
 import got, { type Got } from 'got';
+import { openMediaFile, transferTimeout } from './chunked-upload.js';
 import type { TConnectorAccount, TMedia, TNetworkFailure, TProcessingWait } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import type { TFetchMedia } from './media-fetch.js';
@@ -14,8 +15,8 @@ import { waitForProcessing } from './processing-wait.js';
 //   files.info `shares` once it appears (https://github.com/slackapi/bolt-js/issues/2115, Slack's answer).
 
 const NETWORK = 'Slack';
-/** Slack takes files up to 1 GB; the shared fetcher holds them in memory, so videos stop at 512 MB. */
-const MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+/** Slack takes files up to 1 GB; a video is spooled to a temporary file and streamed from it. */
+const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
 const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 const ALT_MAX = 1000;
 /** Sharing usually completes in seconds (security scans); checks are cheap (files.info is Tier 4). */
@@ -84,45 +85,52 @@ export function createSlackFiles(deps: TSlackFilesDeps) {
     ];
     const files: { id: string; title: string }[] = [];
     for (const [index, item] of items.entries()) {
-      const got_ = await deps.fetchMedia({
+      // A video is spooled to a temporary file and streamed to the upload URL; the file goes right after.
+      const got_ = await openMediaFile(deps.fetchMedia, {
         url: item.url,
         kind: item.kind,
         network: NETWORK,
         maxBytes: item.kind === 'video' ? MAX_VIDEO_BYTES : MAX_IMAGE_BYTES,
       });
       if (!got_.ok) return got_;
-      const name = mediaFileName(item.url, got_.value.type, index);
-      const alt = item.alt?.slice(0, ALT_MAX);
-      const slot = await call<{ upload_url?: string; file_id?: string }>(
-        account,
-        'files.getUploadURLExternal',
-        {
-          form: { filename: name, length: String(got_.value.bytes.length), ...(alt ? { alt_txt: alt } : {}) },
-        },
-        false,
-      );
-      if (!slot.ok) return slot;
-      const { upload_url: uploadUrl, file_id: fileId } = slot.value;
-      if (!uploadUrl || !fileId) {
-        return {
-          ok: false,
-          failure: { kind: 'transient', message: `${NETWORK} gave no upload URL. Retrying.` },
-        };
-      }
+      const file = got_.value;
       try {
-        await got.post(uploadUrl, {
-          body: got_.value.bytes,
-          headers: { 'content-type': got_.value.type },
-          retry: { limit: 0 },
-          followRedirect: false,
-          timeout: { connect: deps.timeoutMs, socket: deps.timeoutMs, response: deps.timeoutMs },
-        });
-      } catch (error) {
-        // An uploaded file that is never completed is never shared: safe to retry.
-        const { outcomeUnknown: _ignored, ...failure } = classifyHttpError(error, { network: NETWORK });
-        return { ok: false, failure };
+        const name = mediaFileName(item.url, file.type, index);
+        const alt = item.alt?.slice(0, ALT_MAX);
+        const slot = await call<{ upload_url?: string; file_id?: string }>(
+          account,
+          'files.getUploadURLExternal',
+          {
+            form: { filename: name, length: String(file.size), ...(alt ? { alt_txt: alt } : {}) },
+          },
+          false,
+        );
+        if (!slot.ok) return slot;
+        const { upload_url: uploadUrl, file_id: fileId } = slot.value;
+        if (!uploadUrl || !fileId) {
+          return {
+            ok: false,
+            failure: { kind: 'transient', message: `${NETWORK} gave no upload URL. Retrying.` },
+          };
+        }
+        try {
+          // https://docs.slack.dev/messaging/working-with-files/#uploading_files: the raw bytes POSTed to upload_url.
+          await got.post(uploadUrl, {
+            body: file.stream(),
+            headers: { 'content-type': file.type, 'content-length': String(file.size) },
+            retry: { limit: 0 },
+            followRedirect: false,
+            timeout: transferTimeout(deps.timeoutMs),
+          });
+        } catch (error) {
+          // An uploaded file that is never completed is never shared: safe to retry.
+          const { outcomeUnknown: _ignored, ...failure } = classifyHttpError(error, { network: NETWORK });
+          return { ok: false, failure };
+        }
+        files.push({ id: fileId, title: name });
+      } finally {
+        await file.dispose();
       }
-      files.push({ id: fileId, title: name });
     }
     return { ok: true, value: files };
   }

@@ -1,4 +1,5 @@
 import { HTTPError } from 'got';
+import { openMediaFile, type TMediaFile } from './chunked-upload.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -72,7 +73,8 @@ function messageUrl(message: TMessage): string {
   return chatId.startsWith('-100') ? `https://t.me/c/${chatId.slice(4)}/${id}` : '';
 }
 
-type TItem = { type: 'photo' | 'video'; name: string; bytes: Buffer; mime: string };
+/** A file to send: a video spooled to a temporary file (its part streams from disk), an image in memory. */
+type TItem = { type: 'photo' | 'video'; name: string; file: TMediaFile };
 
 /** Saved once the media messages exist, so a retry sends only the text that follows them. */
 type TProgress = { mediaIds: string; chatId: string };
@@ -104,7 +106,7 @@ export function createTelegramConnector(options: TConnectorOptions = {}): TNetwo
     const form = new FormData();
     for (const [key, value] of Object.entries(fields)) form.append(key, value);
     for (const { field, item } of parts) {
-      form.append(field, new Blob([item.bytes], { type: item.mime }), item.name);
+      form.append(field, await item.file.blob(), item.name);
     }
     const body = await http.post(`bot${account.token}/${method}`, { body: form }).json<TBotAnswer<T>>();
     if (!body.ok || body.result === undefined) {
@@ -121,19 +123,17 @@ export function createTelegramConnector(options: TConnectorOptions = {}): TNetwo
     ];
     const items: TItem[] = [];
     for (const [index, item] of wanted.entries()) {
-      const got = await fetchMedia({
+      const got = await openMediaFile(fetchMedia, {
         url: item.url,
         kind: item.kind,
         network: NETWORK,
         maxBytes: item.kind === 'image' ? PHOTO_MAX_BYTES : FILE_MAX_BYTES,
       });
-      if (!got.ok) return got;
-      items.push({
-        type: item.kind === 'image' ? 'photo' : 'video',
-        name: `file${index}`,
-        bytes: got.value.bytes,
-        mime: got.value.type,
-      });
+      if (!got.ok) {
+        await Promise.all(items.map((done) => done.file.dispose()));
+        return got;
+      }
+      items.push({ type: item.kind === 'image' ? 'photo' : 'video', name: `file${index}`, file: got.value });
     }
     return { ok: true, value: items };
   }
@@ -190,7 +190,12 @@ export function createTelegramConnector(options: TConnectorOptions = {}): TNetwo
     } else {
       const items = await download(input);
       if (!items.ok) return items;
-      head = await sendMedia(account, chatId, items.value, fits ? text : '');
+      try {
+        // Multipart upload (https://core.telegram.org/bots/api#sending-files); temporary files go afterwards.
+        head = await sendMedia(account, chatId, items.value, fits ? text : '');
+      } finally {
+        await Promise.all(items.value.map((item) => item.file.dispose()));
+      }
       if (fits) return { ok: true, value: head };
       const first = head[0];
       if (first) {

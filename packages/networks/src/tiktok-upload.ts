@@ -1,4 +1,5 @@
 import got from 'got';
+import { type TMediaFile, transferTimeout } from './chunked-upload.js';
 
 // FILE_UPLOAD chunk rules, https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide
 // (read 2026-11-24): chunks of 5 MB to 64 MB sent in order, `total_chunk_count` = video size / chunk size
@@ -15,33 +16,35 @@ export interface TChunkPlan {
   count: number;
 }
 
-export function planChunks(size: number): TChunkPlan {
-  if (size <= CHUNK) return { chunkSize: size, count: 1 };
-  return { chunkSize: CHUNK, count: Math.floor(size / CHUNK) };
+/** `preferred` (tests shrink it) is kept within TikTok's 5-64 MB. */
+export function planChunks(size: number, preferred = CHUNK): TChunkPlan {
+  const chunk = Math.min(TIKTOK_MAX_CHUNK, Math.max(TIKTOK_MIN_CHUNK, preferred));
+  if (size <= chunk) return { chunkSize: size, count: 1 };
+  return { chunkSize: chunk, count: Math.floor(size / chunk) };
 }
 
 /** Sends every chunk in order; the last one carries the remainder. Resolves with the error that stopped it. */
 export async function uploadChunks(
   uploadUrl: string,
-  bytes: Buffer,
-  type: string,
+  file: TMediaFile,
   plan: TChunkPlan,
   timeoutMs = 15_000,
 ): Promise<{ ok: true } | { ok: false; error: unknown }> {
   for (let index = 0; index < plan.count; index += 1) {
     const first = index * plan.chunkSize;
-    const last = index === plan.count - 1 ? bytes.length - 1 : first + plan.chunkSize - 1;
+    const last = index === plan.count - 1 ? file.size - 1 : first + plan.chunkSize - 1;
     try {
+      // Streamed from the spooled file with its length: one chunk is never held whole in memory.
       await got.put(uploadUrl, {
-        body: bytes.subarray(first, last + 1),
+        body: file.stream(first, last + 1),
         headers: {
-          'content-type': type,
-          'content-range': `bytes ${first}-${last}/${bytes.length}`,
+          'content-type': file.type,
+          'content-length': String(last + 1 - first),
+          'content-range': `bytes ${first}-${last}/${file.size}`,
         },
         retry: { limit: 0 },
         followRedirect: false,
-        // A chunk takes as long as its size needs; only a silent connection is an error.
-        timeout: { connect: timeoutMs, socket: timeoutMs, response: timeoutMs },
+        timeout: transferTimeout(timeoutMs),
       });
     } catch (error) {
       return { ok: false, error };

@@ -1,4 +1,5 @@
 import { mp4DurationSeconds } from '@sps/core';
+import { mp4MoovOf, withVideoFile } from './chunked-upload.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -34,10 +35,10 @@ const VIDEO_TITLE_MAX = 2200;
 const PHOTO_TITLE_MAX = 90;
 const PHOTO_DESCRIPTION_MAX = 4000;
 /**
- * TikTok takes videos up to 4 GB, but the shared media fetcher holds a download in memory, so this
- * service stops at 512 MB (README, Known gaps).
+ * TikTok takes videos up to 4 GB (the media transfer guide); the video is spooled to a temporary file and
+ * sent chunk by chunk from it, so the publisher's memory does not grow with it.
  */
-const MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+const MAX_VIDEO_BYTES = 4 * 1024 * 1024 * 1024;
 /** Processing takes under a minute for 512 MB and moderation usually a minute (status page); 30 checks a minute allowed. */
 const WAIT_DEFAULTS = { intervalMs: 10_000, maxWaitMs: 5 * 60_000 };
 
@@ -164,55 +165,56 @@ export function createTiktokConnector(options: TConnectorOptions = {}): TNetwork
     url: string,
   ): Promise<TStep<string>> {
     const { account } = input;
-    const downloaded = await fetchMedia({ url, kind: 'video', network: NETWORK, maxBytes: MAX_VIDEO_BYTES });
-    if (!downloaded.ok) return downloaded;
-    const { bytes, type } = downloaded.value;
-    const seconds = type === 'video/webm' ? null : mp4DurationSeconds(bytes);
-    const max = creator.max_video_post_duration_sec;
-    if (seconds !== null && max !== undefined && seconds > max) {
-      return {
-        ok: false,
-        failure: {
-          kind: 'rejected',
-          message: `The video is ${Math.ceil(seconds)} s long; this ${NETWORK} account may post videos of up to ${max} s. Shorten it and retry.`,
-        },
+    // Spooled to a temporary file (removed in `withVideoFile`), sent chunk by chunk from it.
+    return withVideoFile(fetchMedia, { url, network: NETWORK, maxBytes: MAX_VIDEO_BYTES }, async (file) => {
+      const moov = file.type === 'video/webm' ? null : await mp4MoovOf(file);
+      const seconds = moov ? mp4DurationSeconds(moov) : null;
+      const max = creator.max_video_post_duration_sec;
+      if (seconds !== null && max !== undefined && seconds > max) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'rejected',
+            message: `The video is ${Math.ceil(seconds)} s long; this ${NETWORK} account may post videos of up to ${max} s. Shorten it and retry.`,
+          },
+        };
+      }
+      const plan = planChunks(file.size, options.uploadChunkBytes);
+      let init: { publish_id?: string; upload_url?: string };
+      try {
+        init = await call(account, 'v2/post/publish/video/init/', {
+          post_info: postInfo,
+          source_info: {
+            source: 'FILE_UPLOAD',
+            video_size: file.size,
+            chunk_size: plan.chunkSize,
+            total_chunk_count: plan.count,
+          },
+        });
+      } catch (error) {
+        return { ok: false, failure: classify(error) };
+      }
+      if (!init.publish_id || !init.upload_url) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'transient',
+            message: `${NETWORK} opened no upload. It will be retried automatically.`,
+          },
+        };
+      }
+      const progress: TProgress = {
+        publishId: init.publish_id,
+        stage: 'init',
+        videoSize: String(file.size),
       };
-    }
-    const plan = planChunks(bytes.length);
-    let init: { publish_id?: string; upload_url?: string };
-    try {
-      init = await call(account, 'v2/post/publish/video/init/', {
-        post_info: postInfo,
-        source_info: {
-          source: 'FILE_UPLOAD',
-          video_size: bytes.length,
-          chunk_size: plan.chunkSize,
-          total_chunk_count: plan.count,
-        },
-      });
-    } catch (error) {
-      return { ok: false, failure: classify(error) };
-    }
-    if (!init.publish_id || !init.upload_url) {
-      return {
-        ok: false,
-        failure: {
-          kind: 'transient',
-          message: `${NETWORK} opened no upload. It will be retried automatically.`,
-        },
-      };
-    }
-    const progress: TProgress = {
-      publishId: init.publish_id,
-      stage: 'init',
-      videoSize: String(bytes.length),
-    };
-    await input.progress?.save(progress);
-    const sent = await uploadChunks(init.upload_url, bytes, type, plan, options.timeoutMs);
-    // Nothing is published from an incomplete upload, so a failed transfer is safe to retry.
-    if (!sent.ok) return { ok: false, failure: classify(sent.error) };
-    await input.progress?.save({ ...progress, stage: 'uploaded' });
-    return { ok: true, value: init.publish_id };
+      await input.progress?.save(progress);
+      const sent = await uploadChunks(init.upload_url, file, plan, options.timeoutMs);
+      // Nothing is published from an incomplete upload, so a failed transfer is safe to retry.
+      if (!sent.ok) return { ok: false, failure: classify(sent.error) };
+      await input.progress?.save({ ...progress, stage: 'uploaded' });
+      return { ok: true, value: init.publish_id };
+    });
   }
 
   async function postPhotos(

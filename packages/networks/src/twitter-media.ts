@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Got } from 'got';
+import { mediaFileOf, type TMediaFile, withVideoFile } from './chunked-upload.js';
 import type {
   TConnectorAccount,
   TMediaImage,
@@ -30,11 +31,12 @@ const IMAGE_TYPES = [...SIMPLE_IMAGE_TYPES, 'image/gif'];
 /** Initialize's media_type enum lists video/mp4, video/webm, video/mp2t and video/quicktime. */
 const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'];
 /**
- * Appends carry base64 JSON; 2 MB raw (2.7 MB encoded) stays well under the 5 MB a segment may hold,
- * and 512 MB in 2 MB segments is 256 of the 1,000 segment indexes (0-999) X allows.
- * https://docs.x.com/x-api/media/append-media-upload
+ * Appends are sent as multipart/form-data (`media` as a file part, `segment_index`), the append endpoint's
+ * second body form, so a segment streams from the spooled file instead of becoming a base64 string in memory.
+ * 4 MB stays under the 5 MB a segment may hold, and 512 MB in 4 MB segments is 128 of the 1,000 segment
+ * indexes (0-999) X allows. https://docs.x.com/x-api/media/append-media-upload
  */
-const CHUNK_BYTES = 2 * 1024 * 1024;
+const CHUNK_BYTES = 4 * 1024 * 1024;
 /**
  * X says when to look again (`check_after_secs`); this bounds a wait for a video X never finishes.
  * Running out is transient: the publisher retries later with a fresh upload.
@@ -59,6 +61,8 @@ export interface TTwitterMediaDeps {
   http: Got;
   fetchMedia: TFetchMedia;
   processingWait: TProcessingWait | undefined;
+  /** APPEND segment size (tests shrink it to exercise many segments with a small file). */
+  chunkBytes?: number;
 }
 
 const fail = (failure: TNetworkFailure): { ok: false; failure: TNetworkFailure } => ({ ok: false, failure });
@@ -123,31 +127,28 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
    */
   async function chunked(
     account: TConnectorAccount,
-    bytes: Buffer,
-    type: string,
+    file: TMediaFile,
     category: 'tweet_gif' | 'amplify_video',
     url: string,
     finalized?: (info: TProcessingInfo | undefined) => void,
   ): Promise<TStep<string>> {
+    const chunkBytes = deps.chunkBytes ?? CHUNK_BYTES;
     try {
       // https://docs.x.com/x-api/media/initialize-media-upload
       const init = await http
         .post('2/media/upload/initialize', {
           headers: auth(account),
-          json: { media_type: type, total_bytes: bytes.length, media_category: category },
+          json: { media_type: file.type, total_bytes: file.size, media_category: category },
         })
         .json<TUploadData>();
       const mediaId = init.data?.id;
       if (!mediaId) return fail({ kind: 'transient', message: `${NETWORK} gave no media id. Retrying.` });
       const path = `2/media/upload/${encodeURIComponent(mediaId)}`;
-      for (let offset = 0, segment = 0; offset < bytes.length; offset += CHUNK_BYTES, segment += 1) {
-        await http.post(`${path}/append`, {
-          headers: auth(account),
-          json: {
-            media: bytes.subarray(offset, offset + CHUNK_BYTES).toString('base64'),
-            segment_index: segment,
-          },
-        });
+      for (let offset = 0, segment = 0; offset < file.size; offset += chunkBytes, segment += 1) {
+        const form = new FormData();
+        form.append('segment_index', String(segment));
+        form.append('media', await file.slice(offset, Math.min(file.size, offset + chunkBytes)), 'media');
+        await http.post(`${path}/append`, { headers: auth(account), body: form });
       }
       // https://docs.x.com/x-api/media/finalize-media-upload
       const done = await http.post(`${path}/finalize`, { headers: auth(account) }).json<TUploadData>();
@@ -182,7 +183,7 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     if (!downloaded.ok) return downloaded;
     let { bytes, type } = downloaded.value;
     if (type === 'image/gif') {
-      const uploaded = await chunked(account, bytes, type, 'tweet_gif', image.url);
+      const uploaded = await chunked(account, mediaFileOf(bytes, type), 'tweet_gif', image.url);
       if (!uploaded.ok) return uploaded;
       try {
         await describe(account, uploaded.value, image.altText);
@@ -220,16 +221,13 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
   }
 
   async function uploadVideo(account: TConnectorAccount, video: TMediaVideo): Promise<TStep<string>> {
-    const downloaded = await deps.fetchMedia({
-      url: video.url,
-      kind: 'video',
-      network: NETWORK,
-      maxBytes: X_MAX_VIDEO_BYTES,
-      accept: VIDEO_TYPES,
-    });
-    if (!downloaded.ok) return downloaded;
+    // Spooled to a temporary file (removed afterwards) and appended segment by segment.
     // amplify_video is the category the 512 MB limit is documented for.
-    return chunked(account, downloaded.value.bytes, downloaded.value.type, 'amplify_video', video.url);
+    return withVideoFile(
+      deps.fetchMedia,
+      { url: video.url, network: NETWORK, maxBytes: X_MAX_VIDEO_BYTES, accept: VIDEO_TYPES },
+      (file) => chunked(account, file, 'amplify_video', video.url),
+    );
   }
 
   /**
@@ -240,19 +238,15 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     account: TConnectorAccount,
     video: TMediaVideo,
   ): Promise<TStep<{ id: string; info: TProcessingInfo | undefined }>> {
-    const downloaded = await deps.fetchMedia({
-      url: video.url,
-      kind: 'video',
-      network: NETWORK,
-      maxBytes: X_MAX_VIDEO_BYTES,
-      accept: VIDEO_TYPES,
-    });
-    if (!downloaded.ok) return downloaded;
     let info: TProcessingInfo | undefined;
-    const { bytes, type } = downloaded.value;
-    const uploaded = await chunked(account, bytes, type, 'amplify_video', video.url, (i) => {
-      info = i;
-    });
+    const uploaded = await withVideoFile(
+      deps.fetchMedia,
+      { url: video.url, network: NETWORK, maxBytes: X_MAX_VIDEO_BYTES, accept: VIDEO_TYPES },
+      (file) =>
+        chunked(account, file, 'amplify_video', video.url, (i) => {
+          info = i;
+        }),
+    );
     return uploaded.ok ? { ok: true, value: { id: uploaded.value, info } } : uploaded;
   }
 

@@ -86,6 +86,7 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
     http,
     fetchMedia: options.fetchMedia ?? createMediaFetcher({ timeoutMs }),
     processingWait: options.processingWait,
+    ...(options.uploadChunkBytes ? { chunkBytes: options.uploadChunkBytes } : {}),
   });
 
   /**

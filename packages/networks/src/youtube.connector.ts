@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { youtubeDescription as sanitize, youtubeTitle as titleOf } from '@sps/core';
 import { HTTPError } from 'got';
+import { openVideoFile, type TMediaFile, transferTimeout } from './chunked-upload.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -27,10 +28,14 @@ const DEFAULT_BASE_URL = 'https://www.googleapis.com';
 const NETWORK = 'YouTube';
 const DESCRIPTION_MAX_BYTES = 5000;
 /**
- * YouTube takes files up to 256 GB, but the shared media fetcher holds a download in memory, so this
- * service stops at 512 MB (README, Known gaps).
+ * YouTube takes files up to 256 GB; this service stops at 4 GB, the largest video a plan may upload to the
+ * media library (MEDIA_LIMITS). The file is spooled to disk and sent in chunks, never held in memory.
  */
-const MAX_VIDEO_BYTES = 512 * 1024 * 1024;
+const MAX_VIDEO_BYTES = 4 * 1024 * 1024 * 1024;
+/** 8 MiB chunks by default; every chunk but the last must be a multiple of 256 KiB. */
+const RESUMABLE_UNIT = 256 * 1024;
+const resumableChunkBytes = (preferred = 32 * RESUMABLE_UNIT) =>
+  Math.max(1, Math.floor(preferred / RESUMABLE_UNIT)) * RESUMABLE_UNIT;
 /** Resumes within one attempt after an interrupted transfer; beyond that the next attempt resumes. */
 const MAX_RESUMES = 3;
 
@@ -64,8 +69,8 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
   const http = createHttpClient(options.baseUrl ?? DEFAULT_BASE_URL, timeoutMs);
   const fetchMedia = options.fetchMedia ?? createMediaFetcher();
   const headers = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
-  // Transfers take as long as their size needs; only a stalled connection or a silent server is an error.
-  const transferTimeout = { request: undefined, connect: timeoutMs, socket: timeoutMs, response: timeoutMs };
+  /** Resumable chunk size: a multiple of 256 KiB (tests shrink it with `uploadChunkBytes`). */
+  const chunkBytes = resumableChunkBytes(options.uploadChunkBytes);
 
   async function startSession(
     account: TConnectorAccount,
@@ -114,43 +119,57 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
     throw new HTTPError(response);
   }
 
-  /** Sends the bytes from `offset`, asking the session after each interruption, at most MAX_RESUMES times. */
+  /**
+   * Sends the file from `offset` in chunks of `chunkBytes` (a multiple of 256 KiB, as the resumable protocol
+   * requires of every chunk but the last), each streamed from the spooled file with its Content-Range; a
+   * 308 answer's Range says where the next chunk starts. After an interruption the session is asked where it
+   * stands, at most MAX_RESUMES times. https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol
+   */
   async function transfer(
     account: TConnectorAccount,
     session: string,
-    bytes: Buffer,
-    type: string,
+    file: TMediaFile,
     from: number,
   ): Promise<TVideo> {
     let offset = from;
-    for (let attempt = 0; ; attempt += 1) {
+    for (let attempt = 0; ; ) {
+      const end = Math.min(file.size, offset + chunkBytes);
       try {
         const response = await http.put(new URL(session), {
-          body: bytes.subarray(offset),
+          body: file.stream(offset, end),
           headers: {
             ...headers(account),
-            'content-type': type,
-            ...(offset > 0 ? { 'content-range': `bytes ${offset}-${bytes.length - 1}/${bytes.length}` } : {}),
+            'content-type': file.type,
+            'content-length': String(end - offset),
+            'content-range': `bytes ${offset}-${end - 1}/${file.size}`,
           },
-          timeout: transferTimeout,
+          timeout: transferTimeout(timeoutMs),
         });
         if (response.statusCode !== 308) return response.body as TVideo;
-        // 308 after a full send: the server kept less than it was sent; ask where to go on.
+        // 308: the session kept up to the byte its Range names; the next chunk starts after it.
+        const kept = /bytes=0-(\d+)/.exec(String(response.headers.range ?? ''));
+        const next = kept ? Number(kept[1]) + 1 : 0;
+        if (next > offset) {
+          offset = next;
+          continue;
+        }
+        // No progress on a chunk: ask the session below, as after an interruption.
       } catch (error) {
         const failure = classify(error);
         // Only transfer trouble is resumed; a refusal (bad content, quota) ends the attempt.
         if (failure.kind !== 'transient' || attempt >= MAX_RESUMES)
           throw new StepFailure(withoutUnknown(failure));
       }
+      attempt += 1;
       let state: Awaited<ReturnType<typeof querySession>>;
       try {
-        state = await querySession(account, session, bytes.length);
+        state = await querySession(account, session, file.size);
       } catch (error) {
         throw new StepFailure(withoutUnknown(classify(error)));
       }
       if (state === null) throw new StepFailure({ kind: 'transient', message: SESSION_GONE });
       if ('done' in state) return state.done;
-      if (attempt >= MAX_RESUMES) {
+      if (attempt > MAX_RESUMES) {
         throw new StepFailure({
           kind: 'transient',
           message: `${NETWORK} upload keeps being interrupted. It will be resumed automatically.`,
@@ -207,21 +226,21 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
           },
         };
       }
-      const downloaded = await fetchMedia({
+      // Spooled to a temporary file (removed afterwards), sent from it chunk by chunk.
+      const opened = await openVideoFile(fetchMedia, {
         url: source.url,
-        kind: 'video',
         network: NETWORK,
         maxBytes: MAX_VIDEO_BYTES,
       });
-      if (!downloaded.ok) return downloaded;
-      const { bytes, type } = downloaded.value;
+      if (!opened.ok) return opened;
+      const file = opened.value;
       try {
         let session: string | null = null;
         let offset = 0;
         const saved = input.progress?.saved as TProgress | null | undefined;
-        if (saved?.session && Number(saved.size) === bytes.length && saved.text === digest(text)) {
+        if (saved?.session && Number(saved.size) === file.size && saved.text === digest(text)) {
           // An earlier attempt's session: ask what it holds instead of uploading (and posting) again.
-          const state = await querySession(account, saved.session, bytes.length).catch((error: unknown) => {
+          const state = await querySession(account, saved.session, file.size).catch((error: unknown) => {
             throw new StepFailure(withoutUnknown(classify(error)));
           });
           if (state && 'done' in state) return await published(account, state.done);
@@ -232,23 +251,25 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
         }
         if (!session) {
           try {
-            session = await startSession(account, text, bytes.length, type);
+            session = await startSession(account, text, file.size, file.type);
           } catch (error) {
             // No session, no video: even a timeout here is safe to retry.
             throw new StepFailure(withoutUnknown(classify(error)));
           }
           await input.progress?.save({
             session,
-            size: String(bytes.length),
+            size: String(file.size),
             text: digest(text),
           } satisfies TProgress);
         }
-        return await published(account, await transfer(account, session, bytes, type, offset));
+        return await published(account, await transfer(account, session, file, offset));
       } catch (error) {
         const failure = classify(error);
         // A refused upload is not resumed: the next attempt (after a fix) opens a new session.
         if (failure.kind === 'rejected') await input.progress?.save(null);
         return { ok: false, failure };
+      } finally {
+        await file.dispose();
       }
     },
 

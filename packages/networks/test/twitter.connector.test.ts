@@ -161,7 +161,7 @@ describe('X connector', () => {
 });
 
 // Media as the shared fetcher hands it over (its own tests cover downloading); the connector's part is the
-// upload to X. 2 MB + 1000 bytes of video makes two append segments.
+// upload to X. 4 MB + 1000 bytes of video makes two append segments.
 const mp4 = (size: number, fill = 7) => {
   const bytes = Buffer.alloc(size, fill);
   bytes.write('\0\0\0\x18ftypisom', 0, 'latin1');
@@ -173,7 +173,7 @@ const files = new Map<string, { bytes: Buffer; type: string }>([
     'https://cdn.example/anim.gif',
     { bytes: Buffer.from('GIF89a-animated-frames', 'latin1'), type: 'image/gif' },
   ],
-  ['https://cdn.example/clip.mp4', { bytes: mp4(2 * 1024 * 1024 + 1000), type: 'video/mp4' }],
+  ['https://cdn.example/clip.mp4', { bytes: mp4(4 * 1024 * 1024 + 1000), type: 'video/mp4' }],
   [
     'https://cdn.example/broken.mp4',
     { bytes: Buffer.concat([mp4(16), Buffer.from('fail-processing')]), type: 'video/mp4' },
@@ -224,7 +224,7 @@ describe('X connector media', () => {
     expect(tweetBody()?.media?.media_ids).toHaveLength(1);
   });
 
-  it('uploads a video in 2 MB segments as amplify_video and tweets it once processed', async () => {
+  it('uploads a video in 4 MB multipart segments as amplify_video and tweets it once processed', async () => {
     const outcome = await withMedia().publish(
       input('video', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }),
     );
@@ -233,12 +233,17 @@ describe('X connector media', () => {
       media_type: 'video/mp4',
       media_category: 'amplify_video',
     });
-    const appends = running.sim.requests.filter((r) => r.path.endsWith('/append'));
-    expect(appends.map((r) => (r.body as { segment_index: number }).segment_index)).toEqual([0, 1]);
-    expect(appends.map((r) => Buffer.from((r.body as { media: string }).media, 'base64').length)).toEqual([
-      2 * 1024 * 1024,
-      1000,
-    ]);
+    const appends = await Promise.all(
+      running.sim.requests
+        .filter((r) => r.path.endsWith('/append'))
+        .map((r) =>
+          new Response(r.body as Buffer, {
+            headers: { 'content-type': String(r.headers['content-type']) },
+          }).formData(),
+        ),
+    );
+    expect(appends.map((form) => form.get('segment_index'))).toEqual(['0', '1']);
+    expect(appends.map((form) => (form.get('media') as Blob).size)).toEqual([4 * 1024 * 1024, 1000]);
     expect(tweetBody()?.media?.media_ids).toHaveLength(1);
     expect(running.sim.postsOf('twitter')).toHaveLength(1);
   });

@@ -155,9 +155,9 @@ describe('YouTube connector', () => {
     const outcome = await make({ timeoutMs: 300 }).publish(input('cut off', video, { progress }));
     if (!outcome.ok) throw new Error(outcome.failure.message);
     const puts = running.sim.requests.filter((r) => r.method === 'PUT');
-    // The whole file, then the status query, then the second half from byte 512.
+    // The whole file (one chunk, with its range), then the status query, then the second half from byte 512.
     expect(puts.map((r) => r.headers['content-range'])).toEqual([
-      undefined,
+      'bytes 0-1023/1024',
       'bytes */1024',
       'bytes 512-1023/1024',
     ]);
