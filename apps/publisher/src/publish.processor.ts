@@ -243,8 +243,9 @@ export async function processPublish(
   if (!loaded || loaded.deletedAt) return { status: 'post_gone' };
   const { post } = loaded;
   if (post.status !== 'publishing' || post.publishAttempt !== payload.attempt) return { status: 'stale' };
-  // Ids and counts only: post content and tokens never reach the logs.
-  const log = ctx.logger.child({ jobId: job.id, postId: post.id, attempt: payload.attempt });
+  // Ids and counts only: post content and tokens never reach the logs. Made only when a line is written:
+  // a child logger per job was a measurable share of the publisher's CPU (docs/performance.md).
+  const log = () => ctx.logger.child({ jobId: job.id, postId: post.id, attempt: payload.attempt });
 
   const finalAttempt = isFinalAttempt(job);
   const dueAt = publishDueAt(post, payload.attempt, job.timestamp);
@@ -260,7 +261,7 @@ export async function processPublish(
         return await publishNetwork(ctx, loaded, platform, finalAttempt, dueAt, finalizeAttempt);
       } catch (error) {
         // A bug or a database hiccup in one network must not lose the others' results.
-        log.error({ err: error, platform }, 'network publish crashed');
+        log().error({ err: error, platform }, 'network publish crashed');
         if (finalAttempt) {
           await failTarget(
             ctx,
@@ -281,14 +282,17 @@ export async function processPublish(
   const folded = outcomes.map((o) => (o.retry ? null : o.finalized)).find(Boolean);
   const finalized = folded ?? (await ctx.publishing.finalize(post.id, payload.attempt));
   if (finalized) {
-    log.info({ status: finalized.status, networks: pending.length }, 'publish finished');
+    // Debug, not info: a line per post was 5% of the publisher's CPU; the post.published / post.failed
+    // event and the metrics carry the outcome.
+    if (ctx.logger.isLevelEnabled('debug'))
+      log().debug({ status: finalized.status, networks: pending.length }, 'publish finished');
     return { status: finalized.status };
   }
   const retries = outcomes.filter((o): o is Extract<TNetworkOutcome, { retry: true }> => o.retry);
   if (retries.length > 0) {
     await ctx.publishing.touch(post.id);
     const waits = retries.map((r) => r.retryAfterMs).filter((w): w is number => w !== undefined);
-    log.debug(
+    log().debug(
       { retrying: retries.map((r) => r.message), attemptsMade: job.attemptsMade },
       'publish attempt will be retried',
     );
