@@ -10,7 +10,7 @@ import pg from 'pg';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const connection = new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: null });
-const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
+const agent = new http.Agent({ keepAlive: true });
 const tweets = new URL(`${process.env.NETWORK_TWITTER_BASE_URL.replace(/\/+$/, '')}/2/tweets`);
 
 function postTweet(text, retried = false) {
@@ -59,7 +59,12 @@ const worker = new Worker(
     });
     return body.data.id;
   },
-  { connection, prefix: bullPrefix(process.env.QUEUE_PREFIX), concurrency: 50 },
+  // 50 like the publisher's default; BENCH_FLOOR_CONCURRENCY to compare at another PUBLISH_CONCURRENCY.
+  {
+    connection,
+    prefix: bullPrefix(process.env.QUEUE_PREFIX),
+    concurrency: Number(process.env.BENCH_FLOOR_CONCURRENCY ?? 50),
+  },
 );
 worker.on('error', () => undefined);
 await worker.waitUntilReady();
