@@ -13,7 +13,8 @@
 // set-up in its figures. The bench runs its own Redis (a `redis-server` on a free port, so its CPU per post
 // is counted and other users of the box's Redis do not show in it); BENCH_SHARED_REDIS=1 uses REDIS_URL.
 // Scale with BENCH_RAW_JOBS, BENCH_POSTS, BENCH_WARMUP_POSTS, BENCH_SCHEDULE_POSTS, BENCH_SCHEDULE_WINDOW (e.g. 10s),
-// BENCH_SCHEDULE_LEAD, BENCH_HTTP_CONNECTIONS, PUBLISH_CONCURRENCY, BENCH_PUBLISHER_DB_POOL.
+// BENCH_SCHEDULE_LEAD, BENCH_HTTP_CONNECTIONS, PUBLISH_CONCURRENCY, BENCH_FLOOR_CONCURRENCY (the floor worker's, 50),
+// BENCH_PUBLISHER_DB_POOL.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
