@@ -50,6 +50,8 @@ process.on('exit', () => {
     }
   }
 });
+// A bench stopped by a signal exits through the handler above too (no orphaned servers).
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
 
 /** A worker app as the service runs it (`node apps/<app>/dist/main.js`); resolves once it logged `ready`. */
 function startApp(app, ready, env) {

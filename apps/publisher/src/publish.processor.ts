@@ -11,8 +11,8 @@ import type { TNetworkFailure, TPublishInput, TRemoteRef } from '@sps/networks';
 import { parsePayload } from '@sps/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { TPublisherContext } from './context.js';
-import { LaneFullError, type TLanePlace, type TPublishLanes } from './publish-lanes.js';
 import { sendFirstComment } from './first-comment.js';
+import { LaneFullError, type TLanePlace, type TPublishLanes } from './publish-lanes.js';
 import { networkDone, readyToSend } from './publish-steps.js';
 import { resolveUnanswered, settleDoubt, type TUnanswered } from './readback.js';
 import { failTarget, type TNetworkOutcome } from './target-outcomes.js';
@@ -284,8 +284,9 @@ export async function processPublish(
   if (!loaded || loaded.deletedAt) return { status: 'post_gone' };
   const { post } = loaded;
   if (post.status !== 'publishing' || post.publishAttempt !== payload.attempt) return { status: 'stale' };
-  // Ids and counts only: post content and tokens never reach the logs.
-  const log = ctx.logger.child({ jobId: job.id, postId: post.id, attempt: payload.attempt });
+  // Ids and counts only: post content and tokens never reach the logs. Made only when a line is written:
+  // a child logger per job was a measurable share of the publisher's CPU (docs/performance.md).
+  const log = () => ctx.logger.child({ jobId: job.id, postId: post.id, attempt: payload.attempt });
 
   const finalAttempt = isFinalAttempt(job);
   const dueAt = publishDueAt(post, payload.attempt, job.timestamp);
@@ -311,7 +312,7 @@ export async function processPublish(
         return await publishNetwork(ctx, loaded, platform, finalAttempt, dueAt, finalizeAttempt);
       } catch (error) {
         // A bug or a database hiccup in one network must not lose the others' results.
-        log.error({ err: error, platform }, 'network publish crashed');
+        log().error({ err: error, platform }, 'network publish crashed');
         if (finalAttempt) {
           await failTarget(
             ctx,
@@ -349,7 +350,10 @@ export async function processPublish(
   }
   const finalized = folded ?? (await ctx.publishing.finalize(post.id, payload.attempt));
   if (finalized) {
-    log.info({ status: finalized.status, networks: pending.length }, 'publish finished');
+    // Debug, not info: a line per post was 5% of the publisher's CPU; the post.published / post.failed
+    // event and the metrics carry the outcome.
+    if (ctx.logger.isLevelEnabled('debug'))
+      log().debug({ status: finalized.status, networks: pending.length }, 'publish finished');
     return { status: finalized.status };
   }
   const retries = outcomes.filter((o): o is Extract<TNetworkOutcome, { retry: true }> => o.retry);
@@ -359,7 +363,7 @@ export async function processPublish(
       // Only media processing is left: check again at the earliest network's time, in a delayed job.
       const waitMs = Math.min(...retries.map((r) => r.retryAfterMs ?? 0));
       await ctx.publishing.waitUntil(post.id, new Date(Date.now() + waitMs));
-      log.debug({ waitMs }, 'publish waits for media processing');
+      log().debug({ waitMs }, 'publish waits for media processing');
       throw new ProcessingWaitError(message, waitMs);
     }
     // A network asked for a wait (rate limit, retry-after): the retry's delay is kept in PostgreSQL too.
@@ -376,7 +380,7 @@ export async function processPublish(
     } else {
       await ctx.publishing.touch(post.id);
     }
-    log.debug({ retrying: message, attemptsMade: job.attemptsMade }, 'publish attempt will be retried');
+    log().debug({ retrying: message, attemptsMade: job.attemptsMade }, 'publish attempt will be retried');
     throw new RetryLaterError(message, retryAfterMs);
   }
   return { status: 'publishing' };

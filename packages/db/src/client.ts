@@ -2,6 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
 import { connectionOptions } from './pgbouncer.js';
+import { inlineStatement } from './sql-inline.js';
 
 export type TDb = PrismaClient;
 export type TTx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
@@ -63,8 +64,15 @@ export function sqlOf(db: TDb): pg.Pool {
   return pool;
 }
 
-/** Runs `work` in one transaction on a pooled connection (BEGIN … COMMIT, ROLLBACK on any error). */
-export async function inSqlTransaction<T>(db: TDb, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` in one transaction on a pooled connection (BEGIN … COMMIT, ROLLBACK on any error). With
+ * `commitsItself`, `work`'s last statement carries the COMMIT (see inShortTransaction).
+ */
+export async function inSqlTransaction<T>(
+  db: TDb,
+  work: (client: pg.PoolClient) => Promise<T>,
+  commitsItself = false,
+): Promise<T> {
   const client = await sqlOf(db).connect();
   let broken: Error | undefined;
   // pg-pool drops its own error listener while a client is checked out: without one, a connection lost
@@ -76,7 +84,7 @@ export async function inSqlTransaction<T>(db: TDb, work: (client: pg.PoolClient)
   try {
     await client.query('BEGIN');
     const result = await work(client);
-    await client.query('COMMIT');
+    if (!commitsItself) await client.query('COMMIT');
     return result;
   } catch (error) {
     try {
@@ -94,20 +102,27 @@ export async function inSqlTransaction<T>(db: TDb, work: (client: pg.PoolClient)
 
 /**
  * A transaction of at most two statements where the second depends on the first's result: `first`, then
- * `then(first's result)`'s statement (if any), in inSqlTransaction. (Writing BEGIN and COMMIT in the same
- * round trip as the statements next to them needs pg's internal Query methods; it was tried and saved too
- * little to be worth depending on them.)
+ * `then(first's result)`'s statement (if any), in inSqlTransaction. The second goes out as plain text with
+ * the COMMIT in one simple-query message (one round trip, not two: each is a wait on a busy box, and the
+ * publisher's slots are mostly waiting); PostgreSQL stops at its first error, so a failing second never
+ * commits and the ROLLBACK below ends the transaction. `first` stays a prepared statement (its plan is
+ * reused). Writing BEGIN in the same round trip as `first` needs pg's internal Query methods; it was tried
+ * and saved too little to be worth depending on them.
  */
 export function inShortTransaction<T>(
   db: TDb,
   first: pg.QueryConfig & { name: string },
   then: (result: pg.QueryResult) => { second: (pg.QueryConfig & { name: string }) | null; value: T },
 ): Promise<T> {
-  return inSqlTransaction(db, async (client) => {
-    const { second, value } = then(await client.query(first));
-    if (second) await client.query(second);
-    return value;
-  });
+  return inSqlTransaction(
+    db,
+    async (client) => {
+      const { second, value } = then(await client.query(first));
+      await client.query(second ? `${inlineStatement(second.text, second.values)};\nCOMMIT` : 'COMMIT');
+      return value;
+    },
+    true,
+  );
 }
 
 /**

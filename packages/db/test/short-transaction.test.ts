@@ -55,6 +55,37 @@ describe('inShortTransaction', () => {
     expect(await stored()).toEqual([1, 2, 3]);
   });
 
+  it('writes the second statement’s values exactly as a parameterised query would', async () => {
+    await sqlOf(db).query('CREATE TABLE short_text_probe (t text, j jsonb, n int, at timestamptz, ok bool)');
+    const texts = ['plain', "it's", 'back\\slash "quoted" {braces},comma', 'NULL', 'é 🚀 $1 $$', ''];
+    const docs = texts.map((t) => JSON.stringify({ t, nested: { line: 'a\nb' } }));
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    await inShortTransaction(db, insert(20), () => ({
+      second: {
+        name: 'short_text_insert',
+        text: `INSERT INTO short_text_probe (t, j, n, at, ok)
+               SELECT u.t, u.j, $3::int, $4::timestamptz, $5::bool FROM unnest($1::text[], $2::jsonb[]) AS u(t, j)
+               UNION ALL SELECT NULL, NULL, NULL, NULL, NULL WHERE $6::text IS NULL`,
+        values: [texts, docs, 7, at, true, null],
+      },
+      value: null,
+    }));
+    const { rows } = await sqlOf(db).query<{
+      t: string | null;
+      j: unknown;
+      n: number;
+      at: Date;
+      ok: boolean;
+    }>('SELECT t, j, n, at, ok FROM short_text_probe');
+    expect(rows.filter((r) => r.t !== null).map((r) => r.t)).toEqual(texts);
+    expect(rows.filter((r) => r.t !== null).map((r) => r.j)).toEqual(docs.map((d) => JSON.parse(d)));
+    expect(
+      rows.filter((r) => r.t !== null).every((r) => r.n === 7 && r.ok && r.at.getTime() === at.getTime()),
+    ).toBe(true);
+    expect(rows.filter((r) => r.t === null)).toHaveLength(1);
+    await sqlOf(db).query('DELETE FROM short_probe WHERE n = 20');
+  });
+
   it('a statement that does not parse fails each time with its own error, and the connection goes on', async () => {
     const bad = { name: 'short_probe_bad', text: 'SELEC 1', values: [] };
     for (let i = 0; i < 2; i += 1) {

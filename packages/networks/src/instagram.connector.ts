@@ -18,8 +18,8 @@ import {
 } from './graph-api.js';
 import { stepContainers, type TContainerPlan } from './graph-containers.js';
 import { createHttpClient } from './http-client.js';
-import { pendingOutcome, runToEnd } from './processing-step.js';
 import { findComment, instagramComment } from './network-comments.js';
+import { pendingOutcome, runToEnd } from './processing-step.js';
 import { sameText } from './readback-match.js';
 
 /**
