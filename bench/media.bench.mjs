@@ -11,7 +11,7 @@
 //      the file size (each video is spooled from the store to a temporary file and sent a segment at a time).
 //      The children inherit the environment: `MALLOC_ARENA_MAX=2 npm run bench:media` measures that setting.
 // The temporary directory (source, copy, media store) is removed at the end, on failure too.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -23,6 +23,7 @@ import { fakeMp4, generateApiKey, secretBox } from '@sps/core';
 import { createAccountRepository, createDb, createSocialAccountRepository } from '@sps/db';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { serverPids, startApp } from './apps.mjs';
 import { freshDatabase, pool, procStats, root, startServer } from './lib.mjs';
 
 const COUNT = Number(process.env.BENCH_MEDIA_COUNT ?? 20);
@@ -33,57 +34,6 @@ const SIZE = Math.round(MB * 1024 * 1024);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const mbps = (bytes, ms) => bytes / 1024 / 1024 / (ms / 1000);
-
-const children = new Set();
-const serverPids = new Set();
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-  for (const pid of serverPids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
-
-/** A worker app as the service runs it; resolves once it logged `ready` (as bench/burst.bench.mjs). */
-function startApp(app, ready, env) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [resolve(root, `apps/${app}/dist/main.js`)], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.add(child);
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      if (buffered === null) return;
-      buffered += chunk.toString();
-      if (buffered.includes(`"${ready}"`)) {
-        buffered = null;
-        resolvePromise({
-          pid: child.pid,
-          stop: () =>
-            new Promise((done) => {
-              if (child.exitCode !== null || child.signalCode !== null) return done();
-              const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-              child.once('exit', () => {
-                clearTimeout(timer);
-                children.delete(child);
-                done();
-              });
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    child.once('exit', (code) => {
-      children.delete(child);
-      reject(new Error(`${app} exited with ${code}`));
-    });
-  });
-}
 
 function call(base, method, path, body, headers = {}) {
   return new Promise((resolvePromise, reject) => {
