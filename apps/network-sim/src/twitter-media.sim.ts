@@ -56,6 +56,8 @@ export interface TSimXMedia {
   head: Buffer;
   segments: Set<number>;
   finalized: boolean;
+  /** When initialize made it: processing ends no sooner than `PUT /__sim/processing/twitter` says. */
+  createdAt: number;
   /** Processing state as STATUS reports it; images are `succeeded` at once. */
   state: 'pending' | 'in_progress' | 'succeeded' | 'failed';
   altText: string | null;
@@ -136,6 +138,7 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       head: bytes.subarray(0, 64),
       segments: new Set([0]),
       finalized: true,
+      createdAt: Date.now(),
       state: 'succeeded',
       altText: null,
       hash: createHash('sha256'),
@@ -185,6 +188,7 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       head: Buffer.alloc(0),
       segments: new Set(),
       finalized: false,
+      createdAt: Date.now(),
       state: 'pending',
       altText: null,
       hash: createHash('sha256'),
@@ -262,7 +266,8 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
     res.json({ data: view(media) });
   });
 
-  // STATUS: each check moves processing one step and reports it: in_progress, then succeeded (or failed).
+  // STATUS: each check moves processing one step and reports it: in_progress, then succeeded (or failed),
+  // held in_progress while the processing time set through `PUT /__sim/processing/twitter` runs.
   router.get('/2/media/upload', (req, res) => {
     if (!requireBearer(req, res)) return;
     if (req.query.command !== 'STATUS') {
@@ -276,7 +281,7 @@ export function registerTwitterMediaRoutes(router: Router, sim: SimState, store:
       return;
     }
     if (media.state === 'pending') media.state = 'in_progress';
-    else if (media.state === 'in_progress') {
+    else if (media.state === 'in_progress' && sim.processed('twitter', media.createdAt)) {
       media.state = media.head.includes(X_FAIL_PROCESSING_MARKER) ? 'failed' : 'succeeded';
     }
     res.json({ data: view(media) });

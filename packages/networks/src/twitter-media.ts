@@ -1,13 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Got } from 'got';
 import { mediaFileOf, type TMediaFile, withVideoFile } from './chunked-upload.js';
-import type {
-  TConnectorAccount,
-  TMediaImage,
-  TMediaVideo,
-  TNetworkFailure,
-  TProcessingWait,
-} from './connector.js';
+import type { TConnectorAccount, TMediaImage, TMediaVideo, TNetworkFailure } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import { fitImage } from './image-fit.js';
 import { shown, type TFetchMedia } from './media-fetch.js';
@@ -42,8 +35,6 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
  * Running out is transient: the publisher retries later with a fresh upload.
  */
 export const X_PROCESSING_MAX_WAIT_MS = 10 * 60_000;
-const PROCESSING_DEFAULTS = { maxWaitMs: X_PROCESSING_MAX_WAIT_MS };
-const MAX_STATUS_CHECKS = 300;
 
 interface TUploadData {
   data?: {
@@ -60,7 +51,6 @@ interface TProcessingInfo {
 export interface TTwitterMediaDeps {
   http: Got;
   fetchMedia: TFetchMedia;
-  processingWait: TProcessingWait | undefined;
   /** APPEND segment size (tests shrink it to exercise many segments with a small file). */
   chunkBytes?: number;
 }
@@ -81,56 +71,15 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     return failure;
   };
 
-  /** GET /2/media/upload?command=STATUS, as often as `check_after_secs` says, until succeeded or failed. */
-  async function waitUntilProcessed(
-    account: TConnectorAccount,
-    mediaId: string,
-    first: TProcessingInfo | undefined,
-    url: string,
-  ): Promise<TStep<string>> {
-    const maxWaitMs = deps.processingWait?.maxWaitMs ?? PROCESSING_DEFAULTS.maxWaitMs;
-    let info = first;
-    let waited = 0;
-    for (let check = 0; check < MAX_STATUS_CHECKS; check += 1) {
-      if (!info || info.state === 'succeeded') return { ok: true, value: mediaId };
-      if (info.state === 'failed') {
-        const reason = info.error?.message ?? info.error?.name ?? 'processing failed';
-        return fail({
-          kind: 'rejected',
-          body: truncateBody(info),
-          message: `${NETWORK} could not process the media ${shown(url)}: ${reason}. Check the file and retry.`,
-        });
-      }
-      // Tests shorten the wait with processingWait.intervalMs; production follows X's own advice.
-      const pause =
-        deps.processingWait?.intervalMs ?? Math.min(Math.max(info.check_after_secs ?? 1, 1), 60) * 1000;
-      if (waited + pause > maxWaitMs) break;
-      await sleep(pause);
-      waited += pause;
-      const status = await http
-        .get('2/media/upload', {
-          headers: auth(account),
-          searchParams: { command: 'STATUS', media_id: mediaId },
-        })
-        .json<TUploadData>();
-      info = status.data?.processing_info;
-    }
-    return fail({
-      kind: 'transient',
-      message: `${NETWORK} was still processing the media ${shown(url)} after ${Math.round(maxWaitMs / 1000)} s. It will be retried automatically.`,
-    });
-  }
-
   /**
-   * initialize, append in segments, finalize, then wait for processing; with `finalized` given, it is told
-   * what finalize answered and the wait is left to the caller (the connector checks once per call).
+   * initialize, append in segments, finalize; `finalized` is told what finalize answered and the wait is
+   * left to the caller (the connector checks once per call, DESIGN invariant 10: no worker slot waits).
    */
   async function chunked(
     account: TConnectorAccount,
     file: TMediaFile,
     category: 'tweet_gif' | 'amplify_video',
-    url: string,
-    finalized?: (info: TProcessingInfo | undefined) => void,
+    finalized: (info: TProcessingInfo | undefined) => void,
   ): Promise<TStep<string>> {
     const chunkBytes = deps.chunkBytes ?? CHUNK_BYTES;
     try {
@@ -152,11 +101,8 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
       }
       // https://docs.x.com/x-api/media/finalize-media-upload
       const done = await http.post(`${path}/finalize`, { headers: auth(account) }).json<TUploadData>();
-      if (finalized) {
-        finalized(done.data?.processing_info);
-        return { ok: true, value: mediaId };
-      }
-      return await waitUntilProcessed(account, mediaId, done.data?.processing_info, url);
+      finalized(done.data?.processing_info);
+      return { ok: true, value: mediaId };
     } catch (err) {
       return fail(classify(err));
     }
@@ -171,7 +117,30 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     });
   }
 
-  async function uploadImage(account: TConnectorAccount, image: TMediaImage): Promise<TStep<string>> {
+  /** Alt text for a GIF, given once X has processed it (as the blocking wait did). */
+  async function describeProcessed(
+    account: TConnectorAccount,
+    mediaId: string,
+    altText: string | undefined,
+  ): Promise<TStep<true>> {
+    try {
+      await describe(account, mediaId, altText);
+      return { ok: true, value: true };
+    } catch (err) {
+      return fail(classify(err));
+    }
+  }
+
+  /**
+   * Uploads an image. An animated GIF goes through the chunked upload (category tweet_gif) and X processes
+   * it like a video: its id comes back with what finalize said (`info`), unwaited and not yet described;
+   * the caller checks `videoState` once per call and describes it once ready (`describeProcessed`). Other
+   * images are ready (and described) at once. https://docs.x.com/x-api/media/quickstart/media-upload-chunked
+   */
+  async function uploadImage(
+    account: TConnectorAccount,
+    image: TMediaImage,
+  ): Promise<TStep<{ id: string; gif: boolean; info: TProcessingInfo | undefined }>> {
     // Up to the GIF limit, so an animated GIF of 5-15 MB is not refused; other images are fitted to 5 MB below.
     const downloaded = await deps.fetchMedia({
       url: image.url,
@@ -183,14 +152,11 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     if (!downloaded.ok) return downloaded;
     let { bytes, type } = downloaded.value;
     if (type === 'image/gif') {
-      const uploaded = await chunked(account, mediaFileOf(bytes, type), 'tweet_gif', image.url);
-      if (!uploaded.ok) return uploaded;
-      try {
-        await describe(account, uploaded.value, image.altText);
-      } catch (err) {
-        return fail(classify(err));
-      }
-      return uploaded;
+      let info: TProcessingInfo | undefined;
+      const uploaded = await chunked(account, mediaFileOf(bytes, type), 'tweet_gif', (i) => {
+        info = i;
+      });
+      return uploaded.ok ? { ok: true, value: { id: uploaded.value, gif: true, info } } : uploaded;
     }
     if (bytes.length > X_MAX_IMAGE_BYTES) {
       const fitted = await fitImage({ bytes, type, maxBytes: X_MAX_IMAGE_BYTES, accept: SIMPLE_IMAGE_TYPES });
@@ -214,20 +180,10 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
       const mediaId = uploaded.data?.id;
       if (!mediaId) return fail({ kind: 'transient', message: `${NETWORK} gave no media id. Retrying.` });
       await describe(account, mediaId, image.altText);
-      return { ok: true, value: mediaId };
+      return { ok: true, value: { id: mediaId, gif: false, info: undefined } };
     } catch (err) {
       return fail(classify(err));
     }
-  }
-
-  async function uploadVideo(account: TConnectorAccount, video: TMediaVideo): Promise<TStep<string>> {
-    // Spooled to a temporary file (removed afterwards) and appended segment by segment.
-    // amplify_video is the category the 512 MB limit is documented for.
-    return withVideoFile(
-      deps.fetchMedia,
-      { url: video.url, network: NETWORK, maxBytes: X_MAX_VIDEO_BYTES, accept: VIDEO_TYPES },
-      (file) => chunked(account, file, 'amplify_video', video.url),
-    );
   }
 
   /**
@@ -243,14 +199,19 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
       deps.fetchMedia,
       { url: video.url, network: NETWORK, maxBytes: X_MAX_VIDEO_BYTES, accept: VIDEO_TYPES },
       (file) =>
-        chunked(account, file, 'amplify_video', video.url, (i) => {
+        chunked(account, file, 'amplify_video', (i) => {
           info = i;
         }),
     );
     return uploaded.ok ? { ok: true, value: { id: uploaded.value, info } } : uploaded;
   }
 
-  /** One STATUS read of an uploaded video. https://docs.x.com/x-api/media/get-media-upload-status */
+  /**
+   * One STATUS read of an uploaded video or GIF: "pending -> in_progress -> failed | succeeded", look again
+   * after `check_after_secs`; a media id may not go in a Post before `succeeded`.
+   * https://docs.x.com/x-api/media/get-media-upload-status
+   * https://developer.x.com/en/docs/media/upload-media/api-reference/get-media-upload-status
+   */
   async function videoStatus(
     account: TConnectorAccount,
     mediaId: string,
@@ -291,5 +252,5 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     return { state: 'pending', afterMs: Math.min(Math.max(info.check_after_secs ?? 1, 1), 60) * 1000 };
   }
 
-  return { uploadImage, uploadVideo, uploadVideoUnwaited, videoStatus, videoState };
+  return { uploadImage, describeProcessed, uploadVideoUnwaited, videoStatus, videoState };
 }

@@ -4,8 +4,8 @@ import type {
   TConnectorOptions,
   TDeleteOutcome,
   TFindOutcome,
-  TMediaVideo,
   TNetworkConnector,
+  TNetworkFailure,
   TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
@@ -85,33 +85,48 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
   const media = createTwitterMedia({
     http,
     fetchMedia: options.fetchMedia ?? createMediaFetcher({ timeoutMs }),
-    processingWait: options.processingWait,
     ...(options.uploadChunkBytes ? { chunkBytes: options.uploadChunkBytes } : {}),
   });
 
+  type TUploaded = Awaited<ReturnType<typeof media.uploadVideoUnwaited>>;
+
   /**
-   * The video's media id once X has processed it: uploaded on the first call, then one STATUS read per call
-   * (after X's `check_after_secs`), with the id and the wait's start saved in the segment's progress. The
-   * progress is cleared before the id is answered: the Post call that follows may post, so an interrupted
-   * one is read back, never resumed into a second Post. https://docs.x.com/x-api/media/quickstart/media-upload-chunked
+   * A video's or animated GIF's media id once X has processed it: uploaded on the first call, then one
+   * STATUS read per call (after X's `check_after_secs`), with the id, its URL and the wait's start saved in
+   * the segment's progress. The progress is cleared before the id is answered: the Post call that follows
+   * may post, so an interrupted one is read back, never resumed into a second Post. A Post carries one GIF
+   * or one video, never both, so one saved id is enough ("up to 4 photos, 1 animated GIF or 1 video").
+   * https://docs.x.com/x-api/media/quickstart/media-upload-chunked
+   * https://developer.x.com/en/docs/media/upload-media/api-reference/get-media-upload-status
    */
-  async function videoReady(input: TPublishInput, video: TMediaVideo) {
+  async function processedMedia(
+    input: TPublishInput,
+    url: string,
+    what: string,
+    upload: () => Promise<TUploaded>,
+    whenReady?: (
+      id: string,
+      resumed: boolean,
+    ) => Promise<{ ok: true } | { ok: false; failure: TNetworkFailure }>,
+  ) {
     const { account } = input;
     return runToEnd<string>(input.progress, async (progress) => {
-      const saved = progress.saved?.xMediaId ? progress.saved : null;
+      // Progress saved before GIFs were resumable names no URL: it was the video's.
+      const kept = progress.saved?.xMediaId ? progress.saved : null;
+      const saved = kept && (kept.xMediaUrl ?? url) === url ? kept : null;
       let id = saved?.xMediaId;
       let info: Awaited<ReturnType<typeof media.videoStatus>>;
       if (id) {
         info = await media.videoStatus(account, id);
       } else {
-        const uploaded = await media.uploadVideoUnwaited(account, video);
+        const uploaded = await upload();
         if (!uploaded.ok) return { kind: 'failed', failure: uploaded.failure };
         id = uploaded.value.id;
         info = { ok: true, value: uploaded.value.info };
       }
       // A failed read keeps the progress: the retry asks about the same media id.
       if (!info.ok) return { kind: 'failed', failure: info.failure };
-      const found = media.videoState(info.value, video.url);
+      const found = media.videoState(info.value, url);
       const since = waitSince(saved);
       const budget = {
         network: NETWORK,
@@ -126,13 +141,18 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
           ? { kind: 'ready', value: id }
           : found.state === 'failed'
             ? { kind: 'failed', failure: found.failure }
-            : stillProcessing(budget, since, `the video ${video.url}`);
+            : stillProcessing(budget, since, what);
+      if (next.kind === 'ready' && whenReady) {
+        // Alt text once processed; a failure here keeps the progress, so the retry only asks again.
+        const done = await whenReady(id, saved !== null);
+        if (!done.ok) return { kind: 'failed', failure: done.failure };
+      }
       if (next.kind !== 'pending') {
         // Ready (the Post call follows) or over (a retry uploads afresh): nothing to resume.
         if (saved) await progress.save(null);
         return next;
       }
-      if (!saved) await progress.save({ xMediaId: id, waitSince: String(since) });
+      if (!saved) await progress.save({ xMediaId: id, xMediaUrl: url, waitSince: String(since) });
       return next;
     });
   }
@@ -145,12 +165,30 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
       const mediaIds: string[] = [];
       // "Up to 4 photos, 1 animated GIF or 1 video in a Post": the media rules refuse other mixes up front.
       for (const image of input.media?.images ?? []) {
-        const uploaded = await media.uploadImage(account, image);
-        if (!uploaded.ok) return uploaded;
-        mediaIds.push(uploaded.value);
+        let gif = false;
+        const ready = await processedMedia(
+          input,
+          image.url,
+          `the GIF ${image.url}`,
+          async () => {
+            const uploaded = await media.uploadImage(account, image);
+            if (uploaded.ok) gif = uploaded.value.gif;
+            return uploaded;
+          },
+          // A GIF (uploaded now, or resumed from the progress) is described once X has processed it.
+          async (id, resumed) =>
+            gif || resumed ? media.describeProcessed(account, id, image.altText) : { ok: true },
+        );
+        if (ready.kind === 'failed') return { ok: false, failure: ready.failure };
+        // An animated GIF still processing: its id is saved, the publisher calls again later.
+        if (ready.kind === 'pending') return pendingOutcome(NETWORK, ready);
+        mediaIds.push(ready.value);
       }
       if (input.media?.video) {
-        const ready = await videoReady(input, input.media.video);
+        const video = input.media.video;
+        const ready = await processedMedia(input, video.url, `the video ${video.url}`, () =>
+          media.uploadVideoUnwaited(account, video),
+        );
         if (ready.kind === 'failed') return { ok: false, failure: ready.failure };
         // Still processing: the media id is saved, the publisher calls again later (no slot waits).
         if (ready.kind === 'pending') return pendingOutcome(NETWORK, ready);

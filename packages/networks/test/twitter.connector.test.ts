@@ -264,7 +264,11 @@ describe('X connector media', () => {
     let outcome = await connector.publish(args);
     // No sleep in the call: the media id and the wait's start are saved, the caller comes back later.
     expect(outcome.ok ? null : (outcome.pending ?? outcome.failure)).toEqual({ checkAfterMs: 5 });
-    expect(progress.saved).toEqual({ xMediaId: expect.any(String), waitSince: expect.any(String) });
+    expect(progress.saved).toEqual({
+      xMediaId: expect.any(String),
+      xMediaUrl: 'https://cdn.example/clip.mp4',
+      waitSince: expect.any(String),
+    });
     expect(running.sim.postsOf('twitter')).toHaveLength(0);
     for (let calls = 1; !outcome.ok && outcome.pending && calls < 20; calls += 1) {
       outcome = await connector.publish(args);
@@ -273,6 +277,53 @@ describe('X connector media', () => {
     // Cleared before the Post call: an interrupted one is read back, never resumed into a second Post.
     expect(progress.saved).toBeNull();
     expect(running.sim.requests.filter((r) => r.path.endsWith('/initialize'))).toHaveLength(1);
+    expect(running.sim.postsOf('twitter')).toHaveLength(1);
+  });
+
+  it('with kept progress, answers pending while X processes an animated GIF (held by the simulator) and tweets it on a later call, uploaded once', async () => {
+    const hold = async (ms: number) => {
+      const res = await fetch(`${running.url}/__sim/processing/twitter`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ms }),
+      });
+      expect(res.status).toBe(204);
+    };
+    await hold(60 * 60_000);
+    const progress = {
+      saved: null as Record<string, string> | null,
+      save: async (state: Record<string, string> | null) => {
+        progress.saved = state;
+      },
+    };
+    const connector = withMedia();
+    const gif = { url: 'https://cdn.example/anim.gif', altText: 'dancing' };
+    const args = { ...input('gif-resumed', { media: { images: [gif], video: null } }), progress };
+    // However many calls come while X holds the GIF in_progress, each is one STATUS read, never a sleep.
+    for (let call = 0; call < 3; call += 1) {
+      const outcome = await connector.publish(args);
+      expect(outcome.ok ? null : (outcome.pending ?? outcome.failure)).toEqual({ checkAfterMs: 5 });
+    }
+    expect(progress.saved).toEqual({
+      xMediaId: expect.any(String),
+      xMediaUrl: gif.url,
+      waitSince: expect.any(String),
+    });
+    expect(running.sim.postsOf('twitter')).toHaveLength(0);
+    expect(running.sim.requests.filter((r) => r.path.endsWith('/2/media/metadata'))).toHaveLength(0);
+    await hold(0);
+    let outcome = await connector.publish(args);
+    for (let calls = 1; !outcome.ok && outcome.pending && calls < 20; calls += 1) {
+      outcome = await connector.publish(args);
+    }
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    // Cleared before the Post call: an interrupted one is read back, never resumed into a second Post.
+    expect(progress.saved).toBeNull();
+    expect(running.sim.requests.filter((r) => r.path.endsWith('/initialize'))).toHaveLength(1);
+    const described = running.sim.requests.filter((r) => r.path.endsWith('/2/media/metadata'));
+    expect(described.map((r) => r.body)).toEqual([
+      { id: tweetBody()?.media?.media_ids[0], metadata: { alt_text: { text: 'dancing' } } },
+    ]);
     expect(running.sim.postsOf('twitter')).toHaveLength(1);
   });
 
