@@ -48,6 +48,8 @@ interface TJob {
   result: Record<string, unknown> | null;
   error?: string;
   message?: string;
+  /** When the upload arrived: the job completes no sooner than `PUT /__sim/processing/bluesky` says. */
+  createdAt: number;
 }
 
 export interface TVideoServiceOptions {
@@ -56,6 +58,8 @@ export interface TVideoServiceOptions {
   nextId: () => string;
   /** Each video received: its size and sha256 (SimState.recordUpload). */
   received?: (name: string, bytes: Buffer) => void;
+  /** Whether a job made at `createdAt` has had its processing time (SimState.processed). */
+  processed?: (createdAt: number) => boolean;
 }
 
 export function registerBlueskyVideoService(router: Router, opts: TVideoServiceOptions): void {
@@ -105,7 +109,7 @@ export function registerBlueskyVideoService(router: Router, opts: TVideoServiceO
     const hash = createHash('sha256').update(bytes).digest('hex');
     opts.received?.(String(req.query.name ?? 'video'), bytes);
     const jobId = `job-${opts.nextId()}`;
-    const base = { jobId, did: token.iss, blob: null, result: null };
+    const base = { jobId, did: token.iss, blob: null, result: null, createdAt: Date.now() };
     const earlier = processed.get(hash);
     let job: TJob;
     if (earlier) {
@@ -135,14 +139,16 @@ export function registerBlueskyVideoService(router: Router, opts: TVideoServiceO
     res.json({ jobId, did: token.iss, state: 'JOB_STATE_CREATED' });
   });
 
-  // Each check moves the job one state on; the blob appears with JOB_STATE_COMPLETED.
+  // Each check moves the job one state on; the blob appears with JOB_STATE_COMPLETED. A job is held in its
+  // last in-process state while the processing time set through `PUT /__sim/processing/bluesky` runs.
   router.get('/video/xrpc/app.bsky.video.getJobStatus', (req, res) => {
     const job = jobs.get(String(req.query.jobId ?? ''));
     if (!job) {
       res.status(400).json({ error: 'InvalidRequest', message: 'Job not found' });
       return;
     }
-    const state = job.states.length > 1 ? (job.states.shift() as string) : (job.states[0] as string);
+    const held = job.states.length === 2 && opts.processed?.(job.createdAt) === false;
+    const state = job.states.length > 1 && !held ? (job.states.shift() as string) : (job.states[0] as string);
     if (state === 'JOB_STATE_COMPLETED' && job.result) job.blob = job.result;
     res.json({
       jobStatus: {

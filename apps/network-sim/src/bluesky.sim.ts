@@ -73,6 +73,7 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
     cidOf: fakeCid,
     nextId: () => sim.nextUuid(),
     received: (name, bytes) => sim.recordUpload('bluesky', name, bytes),
+    processed: (createdAt) => sim.processed('bluesky', createdAt),
   });
 
   registerBlueskyAuth(router, sim);

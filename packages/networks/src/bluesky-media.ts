@@ -1,9 +1,8 @@
 import got, { type Got, HTTPError } from 'got';
 import { openVideoFile, type TMediaFile, transferTimeout } from './chunked-upload.js';
-import type { TMedia, TNetworkFailure, TProcessingWait } from './connector.js';
+import type { TMedia, TNetworkFailure } from './connector.js';
 import { type TStep, truncateBody } from './http-client.js';
 import { shown, type TFetchMedia } from './media-fetch.js';
-import { type TProcessingCheck, waitForProcessing } from './processing-wait.js';
 
 const NETWORK = 'Bluesky';
 /**
@@ -22,7 +21,7 @@ export const BLUESKY_MAX_IMAGE_BYTES = 1_000_000;
 export const BLUESKY_MAX_VIDEO_BYTES = 100_000_000;
 const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'];
 /** The tutorial polls the job every second; processing a long video takes minutes. */
-const VIDEO_WAIT = { intervalMs: 2_000, maxWaitMs: 10 * 60_000 };
+export const BLUESKY_VIDEO_WAIT = { intervalMs: 2_000, maxWaitMs: 10 * 60_000 };
 export const BLUESKY_VIDEO_SERVICE = 'https://video.bsky.app';
 
 // libvips loads on the first image, not in every process that imports @sps/networks.
@@ -51,7 +50,6 @@ export interface TBlueskyMediaSession {
 
 export interface TBlueskyMediaDeps {
   fetchMedia: TFetchMedia;
-  processingWait: TProcessingWait | undefined;
   videoServiceUrl: string;
   timeoutMs: number;
 }
@@ -164,16 +162,18 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
   }
 
   /**
-   * The recommended video flow: check the account's upload limits, upload to the video service with a
-   * service token for the PDS's uploadBlob, poll the job until it hands back the blob, embed that.
+   * The recommended video flow, first half: check the account's upload limits, upload to the video service
+   * with a service token for the PDS's uploadBlob. Answers the blob when the service already has it, else
+   * the job to check (`videoJob`, once per call: no worker slot waits, DESIGN invariant 10).
    * Network errors are thrown, so the caller can renew an expired session and classify the rest.
    * https://docs.bsky.app/docs/tutorials/video
+   * https://docs.bsky.app/docs/api/app-bsky-video-upload-video
    */
-  async function videoEmbed(
+  async function startVideo(
     http: Got,
     s: TBlueskyMediaSession,
     d: TBlueskyDownload,
-  ): Promise<TStep<Record<string, unknown>>> {
+  ): Promise<TStep<{ blob?: Record<string, unknown>; jobId?: string }>> {
     const limitsToken = await serviceToken(
       http,
       s,
@@ -223,45 +223,50 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
       if (!known?.blob && !known?.jobId) throw err;
       job = known;
     }
-    let blob = job.blob;
-    const jobId = job.jobId;
-    if (!blob && jobId) {
-      const check = async (): Promise<TProcessingCheck> => {
-        const status = await video
-          .get('xrpc/app.bsky.video.getJobStatus', { searchParams: { jobId } })
-          .json<{ jobStatus?: TJobStatus }>();
-        const current = status.jobStatus;
-        // The docs: use a returned blob whatever the state (already_exists fails the job but gives one).
-        if (current?.blob) {
-          blob = current.blob;
-          return { state: 'ready' };
-        }
-        if (current?.state === 'JOB_STATE_FAILED') {
-          return {
-            state: 'failed',
-            failure: {
-              kind: 'rejected',
-              body: truncateBody(current),
-              message: `${NETWORK} could not process the video ${shown(d.name)}: ${current.message ?? current.error ?? 'processing failed'}. Check the file and retry.`,
-            },
-          };
-        }
-        return { state: 'pending' };
-      };
-      const ready = await waitForProcessing(
-        {
-          network: NETWORK,
-          what: `the video ${shown(d.name)}`,
-          defaults: VIDEO_WAIT,
-          wait: deps.processingWait,
-        },
-        check,
-      );
-      if (!ready.ok) return ready;
-    }
-    if (!blob) return fail({ kind: 'transient', message: `${NETWORK} gave no video blob. Retrying.` });
-    return { ok: true, value: { $type: 'app.bsky.embed.video', video: blob } };
+    if (job.blob) return { ok: true, value: { blob: job.blob } };
+    if (job.jobId) return { ok: true, value: { jobId: job.jobId } };
+    return fail({ kind: 'transient', message: `${NETWORK} gave no video job. Retrying.` });
   }
 
-  return { download, imagesEmbed, videoEmbed };
+  /**
+   * One app.bsky.video.getJobStatus read: JOB_STATE_COMPLETED and JOB_STATE_FAILED are final, every other
+   * state means the job is still in process; a returned blob is used whatever the state (already_exists
+   * fails the job but gives one). Network errors are thrown (the caller classifies them).
+   * https://docs.bsky.app/docs/api/app-bsky-video-get-job-status
+   */
+  async function videoJob(
+    jobId: string,
+    name: string,
+  ): Promise<
+    | { state: 'ready'; blob: Record<string, unknown> }
+    | { state: 'pending' }
+    | { state: 'failed'; failure: TNetworkFailure }
+  > {
+    const status = await video
+      .get('xrpc/app.bsky.video.getJobStatus', { searchParams: { jobId } })
+      .json<{ jobStatus?: TJobStatus }>();
+    const current = status.jobStatus;
+    if (current?.blob) return { state: 'ready', blob: current.blob };
+    if (current?.state === 'JOB_STATE_FAILED') {
+      return {
+        state: 'failed',
+        failure: {
+          kind: 'rejected',
+          body: truncateBody(current),
+          message: `${NETWORK} could not process the video ${shown(name)}: ${current.message ?? current.error ?? 'processing failed'}. Check the file and retry.`,
+        },
+      };
+    }
+    if (current?.state === 'JOB_STATE_COMPLETED') {
+      return {
+        state: 'failed',
+        failure: { kind: 'transient', message: `${NETWORK} gave no video blob. Retrying.` },
+      };
+    }
+    return { state: 'pending' };
+  }
+
+  const videoEmbedOf = (blob: Record<string, unknown>) => ({ $type: 'app.bsky.embed.video', video: blob });
+
+  return { download, imagesEmbed, startVideo, videoJob, videoEmbedOf };
 }

@@ -2,6 +2,7 @@ import { type Got, HTTPError, RequestError } from 'got';
 import { createFacetBuilder } from './bluesky-facets.js';
 import { BLUESKY_VIDEO_SERVICE, createBlueskyMedia, type TBlueskyMediaSession } from './bluesky-media.js';
 import { blueskyRecordKey } from './bluesky-rkey.js';
+import { createBlueskyVideoStep, resumesVideoJob } from './bluesky-video-step.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -17,6 +18,7 @@ import type {
 import { chosenHostProblem, classifyHttpError, createHttpClient, sameOrigin } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
 import { isSessionJwt, jwtSubject } from './oauth/bluesky-session.js';
+import { pendingOutcome } from './processing-step.js';
 import { readFailure } from './readback-match.js';
 
 const NETWORK = 'Bluesky';
@@ -107,10 +109,10 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
   const facetsOf = createFacetBuilder();
   const media = createBlueskyMedia({
     fetchMedia: options.fetchMedia ?? createMediaFetcher({ timeoutMs }),
-    processingWait: options.processingWait,
     videoServiceUrl: options.videoServiceUrl ?? BLUESKY_VIDEO_SERVICE,
     timeoutMs,
   });
+  const videoReady = createBlueskyVideoStep(media, options.processingWait);
 
   const baseOf = (account: TConnectorAccount) =>
     account.instanceUrl ?? options.baseUrl ?? 'https://bsky.social';
@@ -206,7 +208,12 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
         }
         record.reply = { root, parent };
       }
-      const downloads = await media.download(input.media);
+      // A video job an earlier call started is resumed from the progress: its video is not fetched again.
+      const resuming = input.media?.video ? resumesVideoJob(input.progress) : false;
+      const videoUrl = input.media?.video?.url ?? '';
+      const downloads = await media.download(
+        resuming && input.media ? { ...input.media, video: null } : input.media,
+      );
       if (!downloads.ok) return downloads;
       const images = downloads.value.filter((d) => d.kind === 'image');
       const video = downloads.value.find((d) => d.kind === 'video');
@@ -218,9 +225,11 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
           const facets = await facetsOf(http, input.text);
           if (facets.length > 0) record.facets = facets;
           if (images.length > 0) record.embed = await media.imagesEmbed(http, s, images);
-          if (video) {
-            const embed = await media.videoEmbed(http, s, video);
-            if (!embed.ok) return embed;
+          if (video || resuming) {
+            const embed = await videoReady(input.progress, http, s, video, videoUrl);
+            if (embed.kind === 'failed') return { ok: false, failure: embed.failure };
+            // Still processing: the job id is saved, the publisher calls again later (no slot waits).
+            if (embed.kind === 'pending') return pendingOutcome(NETWORK, embed);
             record.embed = embed.value;
           }
           let ref: TStrongRef;

@@ -246,6 +246,7 @@ const mp4 = (text: string) => Buffer.concat([Buffer.from('\0\0\0\x18ftypisom', '
 const files = new Map<string, { bytes: Buffer; type: string }>([
   ['https://cdn.example/clip.mp4', { bytes: mp4('a short clip'), type: 'video/mp4' }],
   ['https://cdn.example/again.mp4', { bytes: mp4('posted twice'), type: 'video/mp4' }],
+  ['https://cdn.example/resumed.mp4', { bytes: mp4('encoded slowly'), type: 'video/mp4' }],
   ['https://cdn.example/broken.mp4', { bytes: mp4('fail-processing'), type: 'video/mp4' }],
 ]);
 const stubFetch: TFetchMedia = async (request) => {
@@ -339,6 +340,53 @@ describe('Bluesky connector rich text and media', () => {
     ]);
     const auth = running.sim.requests.filter((r) => r.path.includes('getServiceAuth')).map((r) => r.path);
     expect(auth[1]).toContain('lxm=com.atproto.repo.uploadBlob');
+    expect(lastRecord().record.embed).toMatchObject({
+      $type: 'app.bsky.embed.video',
+      video: { $type: 'blob', mimeType: 'video/mp4' },
+    });
+  });
+
+  it('with kept progress, answers pending while the video service processes the video and posts it on a later call, uploaded once', async () => {
+    // The simulator holds the job in JOB_STATE_ENCODING until told otherwise.
+    running.sim.processingMs.bluesky = 60 * 60_000;
+    const progress = {
+      saved: null as Record<string, string> | null,
+      save: async (state: Record<string, string> | null) => {
+        progress.saved = state;
+      },
+    };
+    const fetched: string[] = [];
+    const counting: TFetchMedia = async (request) => {
+      fetched.push(request.url);
+      return stubFetch(request);
+    };
+    const connector = createBlueskyConnector({
+      baseUrl: running.baseUrls.bluesky,
+      timeoutMs: 2000,
+      fetchMedia: counting,
+      processingWait: { intervalMs: 5, maxWaitMs: 60_000 },
+      videoServiceUrl: `${running.baseUrls.bluesky}/video`,
+    });
+    const url = 'https://cdn.example/resumed.mp4';
+    const args = { ...input('resumed', { media: { images: [], video: { url } } }), progress };
+    // Each call while the service encodes is one job status read, never a sleep in the call.
+    for (let call = 0; call < 3; call += 1) {
+      const outcome = await connector.publish(args);
+      expect(outcome.ok ? null : (outcome.pending ?? outcome.failure)).toEqual({ checkAfterMs: 5 });
+    }
+    expect(progress.saved).toEqual({ bskyJobId: expect.any(String), waitSince: expect.any(String) });
+    expect(createRecords()).toHaveLength(0);
+    running.sim.processingMs.bluesky = 0;
+    let outcome = await connector.publish(args);
+    for (let calls = 1; !outcome.ok && outcome.pending && calls < 20; calls += 1) {
+      outcome = await connector.publish(args);
+    }
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    // Cleared before createRecord: an interrupted one is read back at the record key, never resumed.
+    expect(progress.saved).toBeNull();
+    expect(fetched).toEqual([url]);
+    expect(running.sim.requests.filter((r) => r.path.includes('app.bsky.video.uploadVideo'))).toHaveLength(1);
+    expect(createRecords()).toHaveLength(1);
     expect(lastRecord().record.embed).toMatchObject({
       $type: 'app.bsky.embed.video',
       video: { $type: 'blob', mimeType: 'video/mp4' },
