@@ -67,8 +67,11 @@ interface TFile {
   alt?: string;
   bytes?: number;
   type?: string;
-  /** Where it was shared, once completed; the share shows in files.info only from the second check. */
-  share?: { channel: string; ts: string; checks: number };
+  /**
+   * Where it was shared, once completed; the share shows in files.info only from the second check, and not
+   * before the processing time set through `PUT /__sim/processing/slack` has run since the completion.
+   */
+  share?: { channel: string; ts: string; checks: number; at: number };
 }
 
 /** A JSON array given as an array or as a JSON string (form-encoded calls). */
@@ -229,7 +232,7 @@ export function registerSlackSim(router: Router, sim: SimState): void {
     channelOf.set(ts, channel);
     if (!threadTs) parents.add(ts);
     const shared = chosen.filter((f): f is TFile => Boolean(f));
-    for (const file of shared) file.share = { channel, ts, checks: 0 };
+    for (const file of shared) file.share = { channel, ts, checks: 0, at: Date.now() };
     sim.addPost({
       platform: 'slack',
       remoteId: ts,
@@ -328,7 +331,7 @@ export function registerSlackSim(router: Router, sim: SimState): void {
       return;
     }
     const share = file.share;
-    const visible = share && share.checks++ >= 1;
+    const visible = share && share.checks++ >= 1 && sim.processed('slack', share.at);
     const kind = share?.channel.startsWith('C') ? 'public' : 'private';
     res.json({
       ok: true,

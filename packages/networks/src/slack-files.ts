@@ -1,10 +1,9 @@
 import got, { type Got } from 'got';
 import { openMediaFile, transferTimeout } from './chunked-upload.js';
-import type { TConnectorAccount, TMedia, TNetworkFailure, TProcessingWait } from './connector.js';
+import type { TConnectorAccount, TMedia, TNetworkFailure } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import type { TFetchMedia } from './media-fetch.js';
 import { mediaFileName } from './media-file-name.js';
-import { waitForProcessing } from './processing-wait.js';
 
 // Slack's file upload flow (files.upload stopped working on 2025-11-12,
 // https://docs.slack.dev/reference/methods/files.upload), read 2026-11-24:
@@ -40,7 +39,6 @@ export interface TSlackFilesDeps {
   /** Turns a Slack `{ ok: false }` answer into a failure. */
   answerFailure: (body: TSlackAnswer, mayHavePosted: boolean) => TNetworkFailure;
   classify: (error: unknown) => TNetworkFailure;
-  wait?: TProcessingWait | undefined;
 }
 
 export function createSlackFiles(deps: TSlackFilesDeps) {
@@ -159,41 +157,36 @@ export function createSlackFiles(deps: TSlackFilesDeps) {
     return done.ok ? { ok: true, value: true } : done;
   }
 
-  /** Waits until files.info shows the share in `channel` and answers the message's ts. */
-  async function sharedTs(
+  /**
+   * One files.info read: the message's ts once the share in `channel` shows, else pending (sharing
+   * completes asynchronously after files.completeUploadExternal).
+   */
+  async function shareCheck(
     account: TConnectorAccount,
     fileId: string,
     channel: string,
-  ): Promise<TStep<string>> {
-    let ts: string | undefined;
-    const waited = await waitForProcessing(
-      { network: NETWORK, what: 'the shared files', defaults: SLACK_SHARE_WAIT, wait: deps.wait },
-      async () => {
-        try {
-          const body = await http
-            .get('files.info', {
-              searchParams: { file: fileId },
-              headers: { authorization: headers(account).authorization ?? '' },
-            })
-            .json<TSlackAnswer & { file?: { shares?: TShares } }>();
-          if (!body.ok) {
-            const failure = deps.answerFailure(body, false);
-            return { state: 'failed', failure: { ...failure, body: truncateBody(body) } };
-          }
-          const shares = body.file?.shares;
-          ts = shares?.public?.[channel]?.[0]?.ts ?? shares?.private?.[channel]?.[0]?.ts;
-          return ts ? { state: 'ready' } : { state: 'pending' };
-        } catch (error) {
-          const { outcomeUnknown: _ignored, ...failure } = deps.classify(error);
-          return { state: 'failed', failure };
-        }
-      },
-    );
-    if (!waited.ok) return waited;
-    return ts
-      ? { ok: true, value: ts }
-      : { ok: false, failure: { kind: 'transient', message: `${NETWORK} shared no message.` } };
+  ): Promise<
+    { state: 'ready'; ts: string } | { state: 'pending' } | { state: 'failed'; failure: TNetworkFailure }
+  > {
+    try {
+      const body = await http
+        .get('files.info', {
+          searchParams: { file: fileId },
+          headers: { authorization: headers(account).authorization ?? '' },
+        })
+        .json<TSlackAnswer & { file?: { shares?: TShares } }>();
+      if (!body.ok) {
+        const failure = deps.answerFailure(body, false);
+        return { state: 'failed', failure: { ...failure, body: truncateBody(body) } };
+      }
+      const shares = body.file?.shares;
+      const ts = shares?.public?.[channel]?.[0]?.ts ?? shares?.private?.[channel]?.[0]?.ts;
+      return ts ? { state: 'ready', ts } : { state: 'pending' };
+    } catch (error) {
+      const { outcomeUnknown: _ignored, ...failure } = deps.classify(error);
+      return { state: 'failed', failure };
+    }
   }
 
-  return { upload, complete, sharedTs };
+  return { upload, complete, shareCheck };
 }

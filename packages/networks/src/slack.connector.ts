@@ -12,6 +12,7 @@ import type {
 } from './connector.js';
 import { classifyHttpError, createHttpClient, truncateBody } from './http-client.js';
 import { createMediaFetcher } from './media-fetch.js';
+import { pendingOutcome } from './processing-step.js';
 import {
   firstUnclaimed,
   MAX_READ_PAGES,
@@ -22,6 +23,7 @@ import {
   windowStart,
 } from './readback-match.js';
 import { createSlackFiles } from './slack-files.js';
+import { createSlackShareStep } from './slack-share-step.js';
 
 interface THistoryMessage {
   ts?: string;
@@ -116,8 +118,8 @@ export function createSlackConnector(options: TConnectorOptions = {}): TNetworkC
     headers,
     answerFailure,
     classify,
-    wait: options.processingWait,
   });
+  const sharedMessage = createSlackShareStep(files, options.processingWait);
 
   /** Who the bot token posts as (`auth.test`, Tier 4), asked once per token. */
   const identities = new Map<string, { botId?: string; userId?: string }>();
@@ -187,27 +189,24 @@ export function createSlackConnector(options: TConnectorOptions = {}): TNetworkC
       }
       // Replies go under the thread's first message ("never use a reply's ts").
       const threadTs = (input.root ?? input.replyTo)?.remoteId;
-      const saved = input.progress?.saved;
       const hasMedia = Boolean(media && (media.images.length > 0 || media.video));
-      if (saved?.sharedFile || (media && hasMedia)) {
-        let fileId = saved?.sharedFile ?? '';
-        let fileIds = saved?.fileIds ?? '';
-        if (!fileId && media) {
-          const uploaded = await files.upload(account, media);
-          if (!uploaded.ok) return uploaded;
-          const shared = await files.complete(account, uploaded.value, channel, text, threadTs);
-          if (!shared.ok) return shared;
-          fileId = uploaded.value[0]?.id ?? '';
-          fileIds = uploaded.value.map((f) => f.id).join(',');
-          // The message exists now: a retry only looks for its ts, it never shares again.
-          await input.progress?.save({ sharedFile: fileId, fileIds });
-        }
-        const ts = await files.sharedTs(account, fileId, channel);
-        if (!ts.ok) return ts;
+      if (input.progress?.saved?.sharedFile || hasMedia) {
+        const shared = await sharedMessage({
+          account,
+          media,
+          text,
+          channel,
+          threadTs,
+          progress: input.progress,
+        });
+        if (shared.kind === 'failed') return { ok: false, failure: shared.failure };
+        // The message is posted, its share not shown yet: the file id is saved, the publisher calls again later.
+        if (shared.kind === 'pending') return pendingOutcome(NETWORK, shared);
+        const { ts, fileIds } = shared.value;
         return {
           ok: true,
-          remoteId: ts.value,
-          url: await permalink(account, channel, ts.value),
+          remoteId: ts,
+          url: await permalink(account, channel, ts),
           meta: { channel, fileIds },
         };
       }

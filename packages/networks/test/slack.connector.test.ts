@@ -60,9 +60,8 @@ describe('Slack connector', () => {
       images: [{ url: media.url('/chart.png'), altText: 'chart' }],
       video: null,
     };
-    const saved: (Record<string, string> | null)[] = [];
-    const progress = { saved: null, save: async (s: Record<string, string> | null) => void saved.push(s) };
-    const outcome = await connector.publish(input('numbers', files, { progress }));
+    // A direct call (no progress kept): the share is checked in the call, as the blocking wait did.
+    const outcome = await connector.publish(input('numbers', files));
     if (!outcome.ok) throw new Error(outcome.failure.message);
     const paths = running.sim.requests.map((r) => r.path.replace(/__upload\/\w+/, '__upload'));
     expect(paths.slice(0, 3)).toEqual([
@@ -86,9 +85,6 @@ describe('Slack connector', () => {
     expect(post?.media).toEqual([
       expect.objectContaining({ name: 'chart.png', type: 'image/png', bytes: PNG_1X1.length, alt: 'chart' }),
     ]);
-    expect(saved).toEqual([
-      { sharedFile: expect.stringMatching(/^F/), fileIds: expect.stringMatching(/^F/) },
-    ]);
     expect(posted()).toBeUndefined();
   });
 
@@ -103,6 +99,44 @@ describe('Slack connector', () => {
     const remote = { remoteId: outcome.remoteId, ...(outcome.meta ? { meta: outcome.meta } : {}) };
     expect(await connector.delete?.(account, remote)).toEqual({ ok: true });
     expect(running.sim.requests.some((r) => r.path === '/slack/files.delete')).toBe(true);
+  });
+
+  it('with kept progress, answers pending while Slack completes the share and finds the message on a later call, shared once', async () => {
+    // The simulator holds the share out of files.info until told otherwise.
+    running.sim.processingMs.slack = 60 * 60_000;
+    const progress = {
+      saved: null as Record<string, string> | null,
+      save: async (state: Record<string, string> | null) => {
+        progress.saved = state;
+      },
+    };
+    const args = input(
+      'shared later',
+      { images: [{ url: media.url('/chart.png') }], video: null },
+      { progress },
+    );
+    // Each call while the share is pending is one files.info read, never a sleep in the call.
+    for (let call = 0; call < 3; call += 1) {
+      const outcome = await connector.publish(args);
+      expect(outcome.ok ? null : (outcome.pending ?? outcome.failure)).toEqual({ checkAfterMs: 5 });
+    }
+    // Saved right after the completion (the message exists): later calls only look for its ts.
+    expect(progress.saved).toEqual({
+      sharedFile: expect.stringMatching(/^F/),
+      fileIds: expect.stringMatching(/^F/),
+      waitSince: expect.any(String),
+    });
+    running.sim.processingMs.slack = 0;
+    let outcome = await connector.publish(args);
+    for (let calls = 1; !outcome.ok && outcome.pending && calls < 20; calls += 1) {
+      outcome = await connector.publish(args);
+    }
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(running.sim.getPost('slack', outcome.remoteId)?.text).toBe('shared later');
+    expect(outcome.meta).toEqual({ channel: 'C0123456789', fileIds: progress.saved?.fileIds });
+    const calls = (method: string) => running.sim.requests.filter((r) => r.path.endsWith(method)).length;
+    expect([calls('files.getUploadURLExternal'), calls('files.completeUploadExternal')]).toEqual([1, 1]);
+    expect(running.sim.postsOf('slack')).toHaveLength(1);
   });
 
   it('resumes a shared upload by its saved file id instead of sharing again', async () => {
@@ -122,6 +156,8 @@ describe('Slack connector', () => {
     );
     expect(first.ok ? null : first.failure.kind).toBe('transient');
     expect(store.saved?.sharedFile).toMatch(/^F/);
+    // Past the deadline the start is dropped: the retry looks for the ts in a wait of its own.
+    expect(store.saved?.waitSince).toBeUndefined();
     const second = await connector.publish(
       input('later', { images: [{ url: media.url('/chart.png') }], video: null }, { progress: store }),
     );
