@@ -30,6 +30,7 @@ describe('waiting for media processing', () => {
     apiKey = account.apiKey;
     await api.connect(account.accountId, 'instagram');
     await api.connect(account.accountId, 'mastodon');
+    await api.connect(account.accountId, 'slack');
     // Video containers stay IN_PROGRESS this long after they are made.
     sim.sim.processingMs.instagram = PROCESSING_MS;
   });
@@ -167,6 +168,63 @@ describe('waiting for media processing', () => {
     expect((readded?.timestamp ?? 0) + (readded?.delay ?? 0)).toBeGreaterThanOrEqual(until!.getTime() - 50);
     await waitUntil('the post to be published', () => published(id), 20_000);
     expect(sim.sim.postsOf('mastodon').filter((p) => p.text === text)).toHaveLength(1);
+  });
+
+  it('frees the slot while Slack completes the share of an uploaded image, then records the message once', async () => {
+    // The Slack message exists after files.completeUploadExternal; its ts shows once sharing completes.
+    sim.sim.processingMs.slack = PROCESSING_MS;
+    // A 1x1 PNG.
+    const image = Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0b3a5a50000000049454e44ae426082',
+      'hex',
+    );
+    const uploaded = await request(api.app)
+      .post('/v1/media')
+      .set(bearer(apiKey))
+      .attach('file', image, 'share.png');
+    expect(uploaded.status).toBe(201);
+    const text = `pw-slack-${Date.now()}`;
+    const created = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(apiKey))
+      .send({
+        content: text,
+        platforms: ['slack'],
+        media: { images: [{ url: uploaded.body.url }], video: null },
+      });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
+    const { publishAttempt } = await api.db.post.findUniqueOrThrow({ where: { id } });
+    const jobId = JOBS.publish.jobId({ postId: id, attempt: publishAttempt });
+    await waitUntil(
+      'the share wait to be recorded in PostgreSQL',
+      async () => {
+        const post = await api.db.post.findUniqueOrThrow({ where: { id } });
+        const segment = await api.db.segmentDelivery.findFirst({ where: { postId: id, platform: 'slack' } });
+        const meta = segment?.remoteMeta as Record<string, string> | null | undefined;
+        return post.status === 'publishing' && post.waitUntil !== null && Boolean(meta?.sharedFile);
+      },
+      10_000,
+      20,
+    );
+    await waitUntil(
+      'the publish job to be delayed',
+      async () => (await jobState(jobId)) === 'delayed',
+      5_000,
+      10,
+    );
+    expect(await api.queues.publish.getActiveCount()).toBe(0);
+    await waitUntil('the message to be recorded', () => published(id), 20_000);
+    const shares = sim.sim.requests.filter(
+      (r) => r.path.endsWith('/files.completeUploadExternal') && JSON.stringify(r.body).includes(text),
+    );
+    expect(shares).toHaveLength(1);
+    expect(sim.sim.postsOf('slack').filter((p) => p.text === text)).toHaveLength(1);
+    const { remoteId } = await api.db.segmentDelivery.findFirstOrThrow({
+      where: { postId: id, platform: 'slack' },
+    });
+    expect(sim.sim.getPost('slack', remoteId ?? '')?.text).toBe(text);
   });
 
   it('SIGKILL of the publisher process during the waits: the restarted one resumes them, each video posted once', async () => {
