@@ -108,3 +108,32 @@ export async function startDashboardRig(
     },
   };
 }
+
+/**
+ * Whether the page scrolls sideways: the document's scrollWidth against the viewport, and the elements past
+ * the viewport's right edge that no box of their own scrolls or clips (named `tag#id.class`, so a failure
+ * names the culprit). The page's own boxes (body, the shell, main) do not count as holding them: clipping
+ * the whole page would hide the overflow, not fix it.
+ */
+export async function sidewaysOverflow(page: Page): Promise<{ fits: boolean; culprits: string[] }> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const pageBoxes = new Set<Element>([document.body, ...document.querySelectorAll('.shell, main')]);
+    const culprits: string[] = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      if (el.getBoundingClientRect().right <= width + 0.5) continue;
+      let held = false;
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        if (!pageBoxes.has(a) && getComputedStyle(a).overflowX !== 'visible') {
+          held = true;
+          break;
+        }
+      }
+      if (held) continue;
+      const classes =
+        typeof el.className === 'string' && el.className ? `.${el.className.split(' ').join('.')}` : '';
+      culprits.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${classes}`);
+    }
+    return { fits: document.documentElement.scrollWidth <= width && culprits.length === 0, culprits };
+  });
+}

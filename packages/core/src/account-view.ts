@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { audienceOf, reconnectWouldAdd } from './network-permissions.js';
+import { audienceOf, reconnectWouldAdd } from './network-permission-check.js';
 import { PLATFORMS, type TPlatform } from './platforms.js';
 
 /** A connected social account as presenters read it (credentials never leave the repository). */

@@ -16,6 +16,8 @@ export * from './media-sniff.js';
 export * from './metrics-model.js';
 export * from './metrics-view.js';
 export * from './mp4-duration.js';
+export * from './network-permission-check.js';
+export * from './network-permission-types.js';
 export * from './network-permissions.js';
 export * from './oauth-env.js';
 export * from './password.js';

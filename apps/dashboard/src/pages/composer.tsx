@@ -1,91 +1,16 @@
-import {
-  findTextViolations,
-  NETWORK_TEXT_LIMITS,
-  type TPlatform,
-  type TTextViolation,
-  textLength,
-} from '@sps/core/browser';
+import { findTextViolations, type TPlatform } from '@sps/core/browser';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type ApiError, api, type TPostView, type TSocialAccountView } from '../api.js';
 import { asApiError, FieldError } from '../ui.js';
+import { changesOf, imageUrlsOf, toLocalInput } from './composer-changes.js';
 import { attachmentsMedia, MediaAttachments, type TAttachment } from './media-attachments.js';
 import { NetworkPreview } from './network-preview.js';
+import { Counts, overBy } from './text-counts.js';
 
 /** Variant A's networks: only they can join the interval queue. */
 const QUEUE_NETWORKS = new Set(['twitter', 'threads', 'bluesky', 'linkedin', 'mastodon']);
 type TAction = 'draft' | 'publish' | 'queue' | 'save' | 'save-publish';
-
-/** An ISO instant as the value of a datetime-local input, in the viewer's time zone. */
-function toLocalInput(iso: string | null): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-}
-
-function imageUrlsOf(post: TPostView | undefined): string {
-  return (post?.media?.images ?? []).map((i) => i.url).join('\n');
-}
-
-/**
- * A PUT body with only what the person changed (Variant B changes only the fields it is given), so what the
- * form cannot show (a video, alt text, a reply's media) stays as it is.
- */
-function changesOf(
-  post: TPostView,
-  form: {
-    content: string;
-    platforms: string[];
-    segments: string[];
-    mediaUrls: string;
-    scheduledFor: string;
-    firstComment: string;
-  },
-  urls: string[],
-): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  if (form.content !== post.content) body.content = form.content;
-  if ([...form.platforms].sort().join() !== [...post.platforms].sort().join())
-    body.platforms = form.platforms;
-  const before = post.segments ?? [];
-  if (form.segments.length !== before.length || form.segments.some((s, i) => s !== before[i]?.content))
-    body.segments = form.segments.map((content, i) => ({
-      content,
-      ...(before[i]?.media_urls?.length ? { media_urls: before[i]?.media_urls } : {}),
-    }));
-  if (form.mediaUrls.trim() !== imageUrlsOf(post).trim())
-    body.media =
-      urls.length > 0 ? { images: urls.map((url) => ({ url })), video: post.media?.video ?? null } : null;
-  if (form.firstComment !== (post.first_comment ?? ''))
-    body.first_comment = form.firstComment.trim() ? form.firstComment : null;
-  if (form.scheduledFor !== toLocalInput(post.scheduled_for))
-    body.scheduled_for = form.scheduledFor ? new Date(form.scheduledFor).toISOString() : null;
-  return body;
-}
-
-/** `281 of 280 characters`, in the unit the network counts (bytes, graphemes…). */
-function overBy(v: TTextViolation): string {
-  const unit = v.unit === 'weighted characters' ? 'characters' : v.unit;
-  return v.exact ? `${v.length} of ${v.max} ${unit}` : `more than ${v.max} ${unit}`;
-}
-
-/** Lengths as each chosen network counts them (the API's own functions), over-limit ones marked. */
-function Counts({ platforms, texts }: { platforms: TPlatform[]; texts: string[] }) {
-  if (platforms.length === 0) return null;
-  return (
-    <ul className="counts" aria-label="Characters per network">
-      {platforms.map((p) => {
-        const longest = Math.max(0, ...texts.map((t) => textLength(p, t)));
-        const max = NETWORK_TEXT_LIMITS[p].max;
-        return (
-          <li key={p} className={longest > max ? 'over' : undefined}>
-            {p}: {longest}/{max}
-          </li>
-        );
-      })}
-    </ul>
-  );
-}
 
 /** The new-post form, or with `post` the same form editing that post (drafts, scheduled and failed posts). */
 export function Composer({
