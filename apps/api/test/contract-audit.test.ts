@@ -220,7 +220,45 @@ describe('contract audit: media library, engagement, permissions', () => {
       expect(res.headers['tus-version']).toContain('1.0.0');
       expect(res.headers['tus-extension']).toEqual(expect.stringContaining('creation'));
       expect(res.headers['tus-extension']).toEqual(expect.stringContaining('termination'));
-      expect(Number(res.headers['tus-max-size'])).toBeGreaterThan(0);
+      expect(Number(res.headers['tus-max-size'])).toBe(4 * 1024 ** 3);
+      // Deferred lengths are refused (400 naming Upload-Length), so they are not announced.
+      expect(res.headers['tus-extension']).not.toContain('creation-defer-length');
+      // A CORS preflight carries no API key: discovery answers without one (the largest file of any plan).
+      const preflight = await request(api.app).options('/v1/media/uploads');
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['tus-version']).toBe('1.0.0');
+      expect(Number(preflight.headers['tus-max-size'])).toBe(4 * 1024 ** 3);
+      const { apiKey: free } = await api.account('free');
+      const freeOptions = await request(api.app).options('/v1/media/uploads').set(bearer(free));
+      expect(Number(freeOptions.headers['tus-max-size'])).toBe(512 * 1024 ** 2);
+      // Everything else still needs the key.
+      expect(
+        (await request(api.app).post('/v1/media/uploads').set(TUS).set('Upload-Length', '5')).status,
+      ).toBe(401);
+      expect((await request(api.app).options('/v1/media/uploads').set(bearer('sps_wrong'))).status).toBe(401);
+    });
+
+    it('takes the whole file in the creation request (creation-with-upload) and names the item', async () => {
+      const res = await request(api.app)
+        .post('/v1/media/uploads')
+        .set(bearer(key))
+        .set(TUS)
+        .set('Upload-Length', String(image.length))
+        .set('Content-Type', 'application/offset+octet-stream')
+        .send(image);
+      expect(res.status).toBe(201);
+      expect(res.headers['upload-offset']).toBe(String(image.length));
+      const item = await request(api.app).get(`/v1/media/${res.headers['media-id']}`).set(bearer(key));
+      expect(item.status).toBe(200);
+      expect(item.body).toMatchObject({ type: 'image', width: 32, height: 16 });
+      // The staging copy goes once the answer is out.
+      const path = new URL(res.headers.location as string).pathname;
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 404; i += 1) {
+        status = (await request(api.app).head(path).set(bearer(key)).set(TUS)).status;
+        if (status !== 404) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(status).toBe(404);
     });
 
     it('creates the item only when the last byte arrives; Media-Id only on the final PATCH', async () => {
