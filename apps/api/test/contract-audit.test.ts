@@ -27,7 +27,7 @@ describe('contract audit: media library, engagement, permissions', () => {
   let image: Buffer;
 
   beforeAll(async () => {
-    api = await startTestApi();
+    api = await startTestApi({ env: { METRICS_REFRESH_PER_HOUR: '2' } });
     ({ apiKey: key, accountId } = await api.account('pro'));
     ({ apiKey: otherKey } = await api.account('pro'));
     for (const p of ['twitter', 'linkedin', 'telegram', 'slack', 'discord', 'tiktok'] as const) {
@@ -443,12 +443,65 @@ describe('contract audit: media library, engagement, permissions', () => {
       }
     });
 
-    it('a refresh past the limit is 429 rate_limited with the spec’s details and headers', async () => {
+    it('refresh is 202, then 429 rate_limited with the spec’s details; analytics answers one row per day', async () => {
+      const post = await request(api.app)
+        .post('/v1/posts')
+        .set(bearer(key))
+        .send({ content: 'out', platforms: ['twitter'] });
+      // Published on X as the publisher records it (the collection itself is the publisher's tests' part).
+      await api.db.postTarget.upsert({
+        where: { postId_platform: { postId: post.body.id, platform: 'twitter' } },
+        create: {
+          postId: post.body.id,
+          platform: 'twitter',
+          status: 'succeeded',
+          remotePostId: '1',
+          publishedAt: new Date(),
+        },
+        update: { status: 'succeeded', remotePostId: '1', publishedAt: new Date() },
+      });
+      const refresh = () =>
+        request(api.app).post(`/v1/posts/${post.body.id}/metrics/refresh`).set(bearer(key));
+      expect((await refresh()).status).toBe(202);
+      expect((await refresh()).status).toBe(202);
+      const limited = await refresh();
+      expect(limited.status).toBe(429);
+      expect(limited.body.code).toBe('rate_limited');
+      expect(limited.body.details).toEqual(
+        expect.objectContaining({
+          limit: 2,
+          remaining: 0,
+          reset_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          retry_after: expect.any(Number),
+        }),
+      );
+      expect(Number(limited.headers['retry-after'])).toBe(limited.body.details.retry_after);
+      const metrics = await request(api.app).get(`/v1/posts/${post.body.id}/metrics`).set(bearer(key));
+      expect(metrics.body).toEqual({
+        post_id: post.body.id,
+        platforms: {
+          twitter: {
+            collected_at: null,
+            impressions: null,
+            views: null,
+            likes: null,
+            reposts: null,
+            replies: null,
+            quotes: null,
+            bookmarks: null,
+            clicks: null,
+          },
+        },
+      });
       const res = await request(api.app)
         .get('/v1/analytics?from=2026-01-01&to=2026-01-03&platform=twitter')
         .set(bearer(key));
       expect(res.status).toBe(200);
-      expect(res.body.days).toHaveLength(3);
+      expect(res.body.days.map((d: { date: string }) => d.date)).toEqual([
+        '2026-01-01',
+        '2026-01-02',
+        '2026-01-03',
+      ]);
       expect(res.body.totals).toEqual(expect.objectContaining({ posts: 0 }));
     });
   });
