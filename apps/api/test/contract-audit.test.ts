@@ -148,6 +148,31 @@ describe('contract audit: media library, engagement, permissions', () => {
       const changed = Buffer.from(big);
       changed[1024 * 1024] = 2;
       expect((await send(changed)).status).toBe(422);
+      // A declared length past the plan's cap is refused at once, key or not (no body is waited for).
+      const declared = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/v1/media',
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${key}`,
+              'idempotency-key': 'audit-declared',
+              'content-type': 'multipart/form-data; boundary=x',
+              'content-length': String(5 * 1024 ** 3),
+            },
+          },
+          (res) => {
+            resolve(res.statusCode ?? 0);
+            res.resume();
+            req.destroy();
+          },
+        );
+        req.on('error', reject);
+        req.write('--x\r\n');
+      });
+      expect(declared).toBe(413);
       const json = await request(api.app)
         .post('/v1/media')
         .set(bearer(key))

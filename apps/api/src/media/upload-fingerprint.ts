@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
-import { AppError, IDEMPOTENCY_HEADER, parseIdempotencyKey } from '@sps/core';
+import { AppError, IDEMPOTENCY_HEADER, mediaLimitsOf, parseIdempotencyKey } from '@sps/core';
 import type { Request, RequestHandler } from 'express';
 import { authOf } from '../http/auth.js';
 import type { TIdempotent } from '../http/idempotency.js';
@@ -12,6 +12,9 @@ import type { TIdempotent } from '../http/idempotency.js';
  * gigabytes in memory before the key is even claimed).
  */
 export const FINGERPRINT_PREFIX_BYTES = 4 * 1024 * 1024;
+
+/** What a multipart body carries besides the file (as receiveUpload counts it). */
+const ENVELOPE_BYTES = 64 * 1024;
 
 const fingerprints = new WeakMap<Request, unknown>();
 const bodies = new WeakMap<Request, Readable>();
@@ -69,7 +72,12 @@ export function readUploadAhead(idempotent: TIdempotent): RequestHandler {
     } catch {
       key = null; // The idempotency check answers the malformed header itself.
     }
-    if (key === null) {
+    // A declared length past the plan's largest file is refused before any byte is read (receiveUpload):
+    // reading ahead would only delay that 413 (or wait for bytes a client sends after it).
+    const limits = mediaLimitsOf(authOf(req).plan);
+    const declared = Number(req.headers['content-length']);
+    const refusedAnyway = declared > Math.max(limits.imageBytes, limits.videoBytes) + ENVELOPE_BYTES;
+    if (key === null || refusedAnyway) {
       next();
       return;
     }
