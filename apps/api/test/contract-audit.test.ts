@@ -394,7 +394,10 @@ describe('contract audit: media library, engagement, permissions', () => {
         expect(refused.status).toBe(409);
         expect(refused.body.code).toBe('media_in_use');
         expect(refused.body.details.post_ids).toEqual([post]);
-        expect(refused.body.error).toEqual(expect.any(String));
+        expect(refused.body.error).toContain(post);
+        const refusedA = await request(api.app).delete(`/api/media/${item.body.id}`).set('x-api-key', key);
+        expect(refusedA.status).toBe(409);
+        expect(refusedA.body.error).toContain(post);
       }
       const unused = await uploadB(image, 'free.png');
       const removed = await deleteB(unused.body.id);
