@@ -199,7 +199,8 @@ export function createMediaService(deps: { media: TMediaRepository; storage: TSt
       if (posts.length > 0) {
         throw new AppError(
           'media_in_use',
-          `The media item is used by ${posts.length === 20 ? 'at least 20' : posts.length} pending post(s)`,
+          // The ids in the message too: Variant A's error has no code, its text is what names the posts.
+          `The media item is used by ${posts.length === 20 ? 'at least 20' : posts.length} pending post(s): ${posts.join(', ')}`,
           {
             fix: 'Remove it from these posts (or delete them) first, then delete the item.',
             details: { post_ids: posts },

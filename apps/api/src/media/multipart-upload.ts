@@ -2,6 +2,7 @@ import { AppError, MAX_ALT_TEXT } from '@sps/core';
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { type TMediaService, type TStoredUpload, tooLarge } from './media-service.js';
+import { uploadBody } from './upload-fingerprint.js';
 
 /** What a multipart body may carry besides the file (boundaries, part headers, alt text). */
 const ENVELOPE_BYTES = 64 * 1024;
@@ -54,7 +55,7 @@ export async function receiveUpload(
           : null;
     if (refusal) {
       if (declared > DRAIN_LIMIT) res.setHeader('Connection', 'close');
-      req.resume();
+      uploadBody(req).resume();
       throw refusal;
     }
   }
@@ -68,6 +69,8 @@ function receiveStream(
   account: { accountId: string; plan: string },
   altTextField: 'alt_text' | 'altText',
 ): Promise<{ upload: TStoredUpload; altText: string | null }> {
+  // The request itself, or (under an Idempotency-Key) what was read ahead of it followed by the rest.
+  const body = uploadBody(req);
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -87,11 +90,11 @@ function receiveStream(
     const fail = (error: unknown) => {
       if (done) return;
       done = true;
-      req.unpipe(parser);
+      body.unpipe(parser);
       // Let Node drop the rest of a small body (the client then reads the answer); close on a large one.
       const declared = Number(req.headers['content-length']);
       if (!Number.isFinite(declared) || declared > DRAIN_LIMIT) res.setHeader('Connection', 'close');
-      req.resume();
+      body.resume();
       void storing?.then((upload) => service.discard(upload)).catch(() => undefined);
       reject(error);
     };
@@ -142,6 +145,6 @@ function receiveStream(
       }
     });
     req.on('aborted', () => fail(fileIssue('the upload was interrupted', 'Retry the upload.')));
-    req.pipe(parser);
+    body.pipe(parser);
   });
 }

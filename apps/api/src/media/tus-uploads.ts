@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { AppError } from '@sps/core';
+import { AppError, MEDIA_LIMITS } from '@sps/core';
 import { Server } from '@tus/server';
 import type { DataStore } from '@tus/utils';
 import type { Request as ExpressRequest, RequestHandler } from 'express';
@@ -15,11 +16,32 @@ export type TTusStaging = DataStore & { read(id: string): Readable | Promise<Rea
 /** `<account id without dashes><32 random hex>`: the upload's owner is part of its id. */
 const UPLOAD_ID = /^[0-9a-f]{64}$/;
 
-function authOfTus(req: Request) {
+function authOrNull(req: Request) {
   const node = (req as unknown as { runtime?: { node?: { req: ExpressRequest } } }).runtime?.node?.req;
-  const auth = node?.auth;
+  return node?.auth ?? null;
+}
+
+function authOfTus(req: Request) {
+  const auth = authOrNull(req);
   if (!auth) throw { status_code: 401, body: 'Unauthorized\n' };
   return auth;
+}
+
+/** The largest file any plan takes: what discovery without an API key (a CORS preflight) announces. */
+const LARGEST_FILE = Math.max(
+  ...Object.values(MEDIA_LIMITS).flatMap((limits) => [limits.imageBytes, limits.videoBytes]),
+);
+
+/** Deferred lengths are refused (the caps are checked at creation), so discovery does not announce them. */
+const UNOFFERED_EXTENSIONS = new Set(['creation-defer-length']);
+
+function deferredLengthRefusal() {
+  return tusError(
+    new AppError('validation_error', 'Upload-Length is required: deferred lengths are not accepted', {
+      issues: [{ field: 'Upload-Length', message: 'is required' }],
+      fix: 'Send the file size in Upload-Length when creating the upload.',
+    }),
+  );
 }
 
 const ownerPrefix = (accountId: string) => accountId.replace(/-/g, '').toLowerCase();
@@ -55,6 +77,7 @@ export function tusUploadsHandler(deps: {
 }): RequestHandler {
   const { media, staging } = deps;
   const path = deps.path ?? '/v1/media/uploads';
+  staging.extensions = staging.extensions.filter((extension) => !UNOFFERED_EXTENSIONS.has(extension));
   const server = new Server({
     path,
     datastore: staging,
@@ -62,7 +85,10 @@ export function tusUploadsHandler(deps: {
     getFileIdFromRequest: (_req, lastPath) => (lastPath && UPLOAD_ID.test(lastPath) ? lastPath : undefined),
     namingFunction: (req) => `${ownerPrefix(authOfTus(req).accountId)}${randomBytes(16).toString('hex')}`,
     maxSize: async (req) => {
-      const limits = await media.allowance(authOfTus(req).accountId, authOfTus(req).plan);
+      // Only OPTIONS reaches here without an account (see the /v1 router): announce the largest of any plan.
+      const auth = authOrNull(req);
+      if (!auth) return LARGEST_FILE;
+      const limits = await media.allowance(auth.accountId, auth.plan);
       return Math.max(limits.imageBytes, limits.videoBytes);
     },
     disableTerminationForFinishedUploads: true,
@@ -72,14 +98,7 @@ export function tusUploadsHandler(deps: {
         throw { status_code: 404, body: 'Not found\n' };
     },
     async onUploadCreate(req, upload) {
-      if (upload.size === undefined) {
-        throw tusError(
-          new AppError('validation_error', 'Upload-Length is required: deferred lengths are not accepted', {
-            issues: [{ field: 'Upload-Length', message: 'is required' }],
-            fix: 'Send the file size in Upload-Length when creating the upload.',
-          }),
-        );
-      }
+      if (upload.size === undefined) throw deferredLengthRefusal();
       const auth = authOfTus(req);
       const limits = await media.allowance(auth.accountId, auth.plan);
       if (upload.size > limits.left) {
@@ -108,9 +127,17 @@ export function tusUploadsHandler(deps: {
       } catch (error) {
         throw tusError(error);
       } finally {
-        await staging
-          .remove(upload.id)
-          .catch((err: unknown) => deps.logger.warn({ err }, 'tus staging cleanup failed'));
+        const cleanup = () =>
+          staging
+            .remove(upload.id)
+            .catch((err: unknown) => deps.logger.warn({ err }, 'tus staging cleanup failed'));
+        // A whole file in the creation request (creation-with-upload): @tus/server reads the upload back
+        // after this hook for its Upload-Expires, so the staging copy goes once the answer is out (removed
+        // here, that read was a 404 for an item already made, and a client retrying would make another).
+        const nodeRes = (req as unknown as { runtime?: { node?: { res?: ServerResponse } } }).runtime?.node
+          ?.res;
+        if (req.method === 'POST' && nodeRes) nodeRes.once('close', () => void cleanup());
+        else await cleanup();
       }
     },
     onResponseError: async (_req, error) => {
@@ -132,6 +159,15 @@ export function tusUploadsHandler(deps: {
     cleanup.unref();
   }
   return (req, res) => {
+    // Without the extension @tus/server would answer 501; a missing Upload-Length is the client's to fix.
+    if (req.method === 'POST' && req.headers['upload-defer-length'] !== undefined) {
+      const refusal = deferredLengthRefusal();
+      res
+        .status(refusal.status_code)
+        .set({ 'Tus-Resumable': '1.0.0', 'Content-Type': 'application/json' })
+        .send(refusal.body);
+      return;
+    }
     void server.handle(req, res);
   };
 }

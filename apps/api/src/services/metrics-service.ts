@@ -53,7 +53,13 @@ export function createMetricsService(deps: TMetricsServiceDeps) {
           {
             retryAfter,
             fix: `Wait ${retryAfter} seconds; figures are also collected on their own after publishing.`,
-            details: { limit: result.limit, remaining: 0, retry_after: retryAfter },
+            // The spec's 429 details (Rate limits, Variant B): reset_at too, as every other 429 has.
+            details: {
+              limit: result.limit,
+              remaining: 0,
+              reset_at: new Date(Date.now() + result.msBeforeNext).toISOString(),
+              retry_after: retryAfter,
+            },
           },
         );
       }

@@ -4,17 +4,18 @@ import { authOf } from '../http/auth.js';
 import type { TIdempotent } from '../http/idempotency.js';
 import type { TMediaService } from '../media/media-service.js';
 import { receiveUpload } from '../media/multipart-upload.js';
+import { readUploadAhead, uploadFingerprint } from '../media/upload-fingerprint.js';
 
 /** `/v1/media`: the media library (multipart uploads, list, get, delete). */
 export function mediaRouterB(media: TMediaService, publicUrl: string, idempotent: TIdempotent): Router {
   const router = Router();
 
-  // A multipart body is fingerprinted by its length (reading the bytes would mean holding them): the same
-  // key with a body of another length is 422, a retry of the same upload replays the item made.
+  // A multipart body is fingerprinted by its content without the boundary (read ahead, up to a few MB; past
+  // that by its first bytes and length): another body under the same key is 422, a retry replays the item.
   const keyed = idempotent('create_media.B', {
-    fingerprintBody: (req) => ({ size: req.headers['content-length'] }),
+    fingerprintBody: uploadFingerprint,
   });
-  router.post('/media', keyed, async (req, res) => {
+  router.post('/media', readUploadAhead(idempotent), keyed, async (req, res) => {
     const auth = authOf(req);
     const { upload, altText } = await receiveUpload(req, res, media, auth, 'alt_text');
     const item = await media.record(upload, altText);

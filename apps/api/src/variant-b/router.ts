@@ -48,6 +48,13 @@ const undecodable = undecodableParam('resource', 'Check the id in the path.');
 /** `/v1`: snake_case, `{error, code, details}`, Bearer only. */
 export function variantBRouter(deps: TVariantBDeps): Router {
   const router = Router();
+  // tus discovery without an API key (a browser's CORS preflight carries none): configuration only, no
+  // upload is named or touched. With an Authorization header it is authenticated like everything else.
+  router.options(['/media/uploads', '/media/uploads/:uploadId'], (req, res, next) => {
+    if (req.headers.authorization === undefined && deps.authenticate === undefined)
+      deps.tusUploads(req, res, next);
+    else next();
+  });
   router.use(
     deps.authenticate ?? authenticate(deps.verifier, { allowXApiKey: false, rateLimitHeaders: true }),
   );
