@@ -14,8 +14,8 @@ import { createYoutubeMetrics } from './youtube-metrics.js';
 
 /**
  * Each network's metrics reader, in a file of its own beside the connector; the registry attaches it to
- * the connector as `readMetrics`. A network absent here has no reader yet (docs/pending/metrics.md lists
- * them); Telegram has nothing to read.
+ * the connector as `readMetrics`. A network absent here has no reader yet (docs/networks-and-permissions.md,
+ * Reading engagement figures, lists them); Telegram has nothing to read.
  */
 const READERS: Partial<Record<TPlatform, (options: TConnectorOptions) => TMetricsReader>> = {
   twitter: createTwitterMetrics,
