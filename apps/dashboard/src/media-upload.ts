@@ -69,6 +69,8 @@ function multipart(file: File, onProgress: (fraction: number) => void): TUploadH
 
 function resumable(file: File, onProgress: (fraction: number) => void): TUploadHandle {
   let upload: Upload | null = null;
+  // Set by cancel: the look-up of a previous upload below may answer after it, and must not start one then.
+  let cancelled = false;
   let rejectDone: (error: unknown) => void = () => undefined;
   const done = new Promise<TMediaItemView>((resolve, reject) => {
     rejectDone = reject;
@@ -101,15 +103,21 @@ function resumable(file: File, onProgress: (fraction: number) => void): TUploadH
       },
     });
     // A file sent before from this browser (same name, size and date) continues where it stopped.
-    void upload.findPreviousUploads().then((previous) => {
-      if (previous[0]) upload?.resumeFromPreviousUpload(previous[0]);
-      upload?.start();
-    });
+    // If the look-up fails (storage refused), a fresh upload starts; either way, never after a cancel.
+    void upload
+      .findPreviousUploads()
+      .catch(() => [])
+      .then((previous) => {
+        if (cancelled) return;
+        if (previous[0]) upload?.resumeFromPreviousUpload(previous[0]);
+        upload?.start();
+      });
   });
   return {
     done,
     cancel: () => {
-      void upload?.abort(true);
+      cancelled = true;
+      void upload?.abort(true).catch(() => undefined);
       rejectDone(new ApiError(0, 'The upload was cancelled', undefined, [], undefined));
     },
   };

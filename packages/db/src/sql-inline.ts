@@ -4,17 +4,33 @@ import pg from 'pg';
 // round trip) with the COMMIT after it: pg sends a parameterised query alone and waits for its answer
 // before the next. Values are written as escaped literals (pg's escapeLiteral), never spliced raw.
 
-type TScalar = string | number | boolean | Date | null | undefined;
+type TScalar = string | number | bigint | boolean | Date | null | undefined;
+
+/** A number's text; a negative one in parentheses, so `5-$1` never becomes `5--3` (the start of a comment). */
+function numberText(value: number | bigint): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new Error('inlineStatement: a number parameter must be finite');
+  }
+  const text = String(value);
+  return text.startsWith('-') ? `(${text})` : text;
+}
+
+/**
+ * Only the types written exactly as pg writes a parameter. pg.escapeLiteral answers '' for anything that is
+ * not a string, so an object (pg would send its JSON), a Buffer (bytea) or a symbol is refused here rather
+ * than stored empty.
+ */
+function unsupported(value: unknown): never {
+  throw new Error(`inlineStatement: cannot inline a value of type ${typeof value}`);
+}
 
 function scalar(value: TScalar): string {
   if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error('inlineStatement: a number parameter must be finite');
-    return String(value);
-  }
+  if (typeof value === 'number' || typeof value === 'bigint') return numberText(value);
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (value instanceof Date) return pg.escapeLiteral(value.toISOString());
-  return pg.escapeLiteral(value);
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  return unsupported(value);
 }
 
 /** A one-dimensional array in PostgreSQL's array input syntax (every element double-quoted, or NULL). */
@@ -22,12 +38,10 @@ function arrayText(values: readonly TScalar[]): string {
   const element = (value: TScalar) => {
     if (value === null || value === undefined) return 'NULL';
     if (Array.isArray(value)) throw new Error('inlineStatement: nested arrays are not supported');
-    const text =
-      value instanceof Date
-        ? value.toISOString()
-        : typeof value === 'boolean'
-          ? String(value)
-          : String(value);
+    let text: string;
+    if (value instanceof Date) text = value.toISOString();
+    else if (['string', 'number', 'bigint', 'boolean'].includes(typeof value)) text = String(value);
+    else return unsupported(value);
     return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
   };
   return `{${values.map(element).join(',')}}`;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDb, inShortTransaction, sqlOf, type TDb } from '../src/client.js';
+import { inlineStatement } from '../src/sql-inline.js';
 import { createTestDatabase, type TTestDatabase } from '../src/testing.js';
 
 // A failure anywhere must commit nothing and leave the (single) connection usable, its prepared statements
@@ -84,6 +85,26 @@ describe('inShortTransaction', () => {
     ).toBe(true);
     expect(rows.filter((r) => r.t === null)).toHaveLength(1);
     await sqlOf(db).query('DELETE FROM short_probe WHERE n = 20');
+  });
+
+  it('inlines a negative number so that it cannot start a comment, as a parameter would not', async () => {
+    // `5-$1` with -3 must stay 5 - (-3); written as `5--3`, the rest of the line is an SQL comment.
+    const text = 'SELECT 5-$1 AS n, $2::text AS tail';
+    const inline = inlineStatement(text, [-3, 'kept']);
+    const { rows } = await sqlOf(db).query<{ n: number; tail: string }>(inline);
+    const param = await sqlOf(db).query<{ n: number; tail: string }>(text, [-3, 'kept']);
+    expect(rows).toEqual(param.rows);
+    expect(rows[0]).toEqual({ n: 8, tail: 'kept' });
+  });
+
+  it('refuses a value it cannot write as a literal instead of writing an empty string', () => {
+    // pg.escapeLiteral answers '' for anything not a string: an object or a Buffer would be stored empty.
+    expect(() => inlineStatement('SELECT $1::jsonb', [{ a: 1 }])).toThrow(/cannot inline/);
+    expect(() => inlineStatement('SELECT $1::bytea', [Buffer.from('x')])).toThrow(/cannot inline/);
+    expect(() => inlineStatement('SELECT $1::jsonb[]', [[{ a: 1 }]])).toThrow(/cannot inline/);
+    expect(inlineStatement('SELECT $1::int8, $2::int8[]', [12n, [-1n, 2]])).toBe(
+      `SELECT 12::int8, '{"-1","2"}'::int8[]`,
+    );
   });
 
   it('a statement that does not parse fails each time with its own error, and the connection goes on', async () => {

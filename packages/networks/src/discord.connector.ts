@@ -245,16 +245,17 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
             }
           : {}),
       };
-      let body: FormData | undefined;
-      if (files.value.length > 0) {
-        body = new FormData();
-        body.append('payload_json', JSON.stringify(payload));
-        for (const [id, file] of files.value.entries()) {
-          // https://discord.com/developers/docs/reference#uploading-files (multipart `files[n]`)
-          body.append(`files[${id}]`, await file.file.blob(), file.name);
-        }
-      }
       try {
+        // Inside the try: the temporary files are removed (finally) whatever throws from here on.
+        let body: FormData | undefined;
+        if (files.value.length > 0) {
+          body = new FormData();
+          body.append('payload_json', JSON.stringify(payload));
+          for (const [id, file] of files.value.entries()) {
+            // https://discord.com/developers/docs/reference#uploading-files (multipart `files[n]`)
+            body.append(`files[${id}]`, await file.file.blob(), file.name);
+          }
+        }
         const message = await http
           .post(`channels/${encodeURIComponent(channelId)}/messages`, {
             ...(body ? { body } : { json: payload }),

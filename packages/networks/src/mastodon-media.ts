@@ -93,14 +93,17 @@ export function createMastodonMedia(deps: TMastodonMediaDeps) {
     });
     if (!opened.ok) return opened;
     const file = opened.value;
-    const form = new FormData();
-    const name = new URL(item.url).pathname.split('/').pop() || item.kind;
-    form.append('file', await file.blob(), name);
-    if (item.altText) form.append('description', item.altText.slice(0, limits.descriptionLimit));
     const headers = { authorization: `Bearer ${account.token}` };
     try {
-      // https://docs.joinmastodon.org/methods/media/#v2 (multipart/form-data `file`)
-      const res = await http.post('api/v2/media', { headers, body: form }).finally(() => file.dispose());
+      // Inside the try: the temporary file is removed whatever throws from here on.
+      const res = await (async () => {
+        const form = new FormData();
+        const name = new URL(item.url).pathname.split('/').pop() || item.kind;
+        form.append('file', await file.blob(), name);
+        if (item.altText) form.append('description', item.altText.slice(0, limits.descriptionLimit));
+        // https://docs.joinmastodon.org/methods/media/#v2 (multipart/form-data `file`)
+        return http.post('api/v2/media', { headers, body: form });
+      })().finally(() => file.dispose());
       const id = (res.body as { id?: unknown } | undefined)?.id;
       if (typeof id !== 'string' || id.length === 0) {
         return fail({ kind: 'transient', message: `${NETWORK} gave no media id. Retrying.` });

@@ -347,6 +347,35 @@ describe('Mastodon connector media and instance limits', () => {
     ).toMatchObject({ imageSizeLimit: 1000, videoSizeLimit: 99 * 1024 * 1024 });
   });
 
+  it('removes the spooled video when its part cannot be read, before anything is sent', async () => {
+    let disposed = 0;
+    const spooling: TFetchMedia = Object.assign((request: Parameters<TFetchMedia>[0]) => stubFetch(request), {
+      // The spooled file is gone by the time its part is built (a tmp cleaner, a full disk): the Blob throws.
+      toFile: async () => ({
+        ok: true as const,
+        value: {
+          path: '/nonexistent/sps-media-test/video',
+          size: 10,
+          type: 'video/mp4',
+          dispose: async () => {
+            disposed += 1;
+          },
+        },
+      }),
+    });
+    const connector = createMastodonConnector({
+      baseUrl: running.baseUrls.mastodon,
+      timeoutMs: 2000,
+      fetchMedia: spooling,
+    });
+    const outcome = await connector
+      .publish(input('gone', { media: { images: [], video: { url: 'https://cdn.example/clip.mp4' } } }))
+      .catch((error: unknown) => ({ thrown: error }));
+    expect('ok' in outcome && outcome.ok).toBe(false);
+    expect(disposed).toBe(1);
+    expect(paths()).not.toContain('POST /mastodon/api/v2/media');
+  });
+
   it('publishes without a local check when the instance cannot say its limits', async () => {
     running.sim.addFault({
       platform: 'mastodon',

@@ -122,6 +122,8 @@ export function Composer({
       setSegments([]);
       setFirstComment('');
       setMediaUrls('');
+      // The thumbnails' object URLs hold the local files until revoked (the page may stay open all day).
+      for (const a of attachments) if (a.preview) URL.revokeObjectURL(a.preview);
       setAttachments([]);
       setScheduledFor('');
       await client.invalidateQueries({ queryKey: ['posts'] });
