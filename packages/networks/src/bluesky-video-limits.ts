@@ -57,8 +57,10 @@ function dailyLimitFailure(reason: string, body: unknown, retryAfterMs?: number)
 export function uploadLimitsFailure(limits: TUploadLimits, size: number): TNetworkFailure | null {
   const said = textOf(limits);
   if (limits.canUpload === false) {
+    // Without a reason, nothing left today says which limit it is; a named other reason wins over counts.
     const daily =
-      DAILY_LIMIT.test(said) || limits.remainingDailyVideos === 0 || limits.remainingDailyBytes === 0;
+      DAILY_LIMIT.test(said) ||
+      (!said && (limits.remainingDailyVideos === 0 || limits.remainingDailyBytes === 0));
     if (daily) return dailyLimitFailure(said || 'no videos or bytes left today', limits);
     return {
       kind: 'rejected',

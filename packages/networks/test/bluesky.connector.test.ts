@@ -493,7 +493,10 @@ describe('Bluesky video daily limits', () => {
       uploadLimitsFailure({ canUpload: true, remainingDailyVideos: 5, remainingDailyBytes: 500 }, 400),
     ).toBeNull();
     expect(
-      uploadLimitsFailure({ canUpload: false, message: 'User is not allowed to upload videos' }, 400),
+      uploadLimitsFailure(
+        { canUpload: false, message: 'User is not allowed to upload videos', remainingDailyVideos: 0 },
+        400,
+      ),
     ).toMatchObject({ kind: 'rejected', message: expect.stringContaining('not allowed') });
     expect(uploadLimitsFailure({ canUpload: false, remainingDailyVideos: 0 }, 400)?.kind).toBe(
       'rate_limited',
