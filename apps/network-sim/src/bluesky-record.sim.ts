@@ -84,6 +84,27 @@ function facetProblem(facets: unknown, text: string): TRecordProblem | null {
   return null;
 }
 
+/**
+ * app.bsky.embed.defs#aspectRatio: an object with integer `width` and `height`, both at least 1, worded as
+ * the lexicon validator words it (`… must have the property "width"`, `… can not be less than 1`).
+ * https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/embed/defs.json
+ * https://github.com/bluesky-social/atproto/blob/main/packages/lexicon/src/validators/primitives.ts
+ */
+function aspectRatioProblem(value: unknown, path: string): TRecordProblem | null {
+  if (value === undefined) return null;
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return invalid(`${path} must be an object`);
+  const ratio = value as Record<string, unknown>;
+  for (const key of ['width', 'height']) {
+    const n = ratio[key];
+    if (n === undefined) return invalid(`${path} must have the property "${key}"`);
+    if (typeof n !== 'number') return invalid(`${path}/${key} must be a number`);
+    if (n < 1) return invalid(`${path}/${key} can not be less than 1`);
+    if (!Number.isInteger(n)) return invalid(`${path}/${key} must be an integer`);
+  }
+  return null;
+}
+
 type TBlobRef = { ref?: { $link?: unknown }; mimeType?: unknown; size?: unknown } | undefined;
 
 function blobProblem(
@@ -117,13 +138,18 @@ function blobProblem(
 }
 
 function embedProblem(embed: unknown, blobs: Map<string, TSimBlob>): TRecordProblem | null {
-  const e = embed as { $type?: unknown; images?: unknown; video?: TBlobRef } | undefined;
+  const e = embed as
+    | { $type?: unknown; images?: unknown; video?: TBlobRef; aspectRatio?: unknown }
+    | undefined;
   if (!e) return null;
   if (e.$type === 'app.bsky.embed.images') {
     if (!Array.isArray(e.images)) return invalid('Record/embed/images must be an array');
     if (e.images.length > 4) return invalid('Record/embed/images must not have more than 4 elements');
-    for (const [i, image] of (e.images as { image?: TBlobRef; alt?: unknown }[]).entries()) {
+    const images = e.images as { image?: TBlobRef; alt?: unknown; aspectRatio?: unknown }[];
+    for (const [i, image] of images.entries()) {
       if (typeof image.alt !== 'string') return invalid(`Record/embed/images/${i}/alt must be a string`);
+      const ratio = aspectRatioProblem(image.aspectRatio, `Record/embed/images/${i}/aspectRatio`);
+      if (ratio) return ratio;
       const problem = blobProblem(
         image.image,
         blobs,
@@ -135,6 +161,8 @@ function embedProblem(embed: unknown, blobs: Map<string, TSimBlob>): TRecordProb
     }
   }
   if (e.$type === 'app.bsky.embed.video') {
+    const ratio = aspectRatioProblem(e.aspectRatio, 'Record/embed/aspectRatio');
+    if (ratio) return ratio;
     return blobProblem(e.video, blobs, 'embed/video', (m) => m === 'video/mp4', SIM_VIDEO_BLOB_LIMIT);
   }
   return null;

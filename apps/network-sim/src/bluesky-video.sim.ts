@@ -60,6 +60,31 @@ export interface TVideoServiceOptions {
   received?: (name: string, bytes: Buffer) => void;
   /** Whether a job made at `createdAt` has had its processing time (SimState.processed). */
   processed?: (createdAt: number) => boolean;
+  /** What is left of the day's allowance (SimState.videoQuota), spent by each accepted upload; none: not counted. */
+  quota?: () => { videos: number; bytes: number } | undefined;
+}
+
+/**
+ * The launch allowance ("25 videos or 10 GB of video per day", https://bsky.social/about/blog/09-11-2024-video),
+ * reported while no quota is set.
+ */
+const DAILY_VIDEOS = 25;
+const DAILY_BYTES = 10_000_000_000;
+/**
+ * The service's reasons once the day's allowance is spent, as Bluesky's app matches them: getUploadLimits
+ * gives one as `message` with canUpload false, uploadVideo as `error` in an answer without a job.
+ * https://github.com/bluesky-social/social-app/blob/main/src/lib/media/video/upload.shared.ts
+ * https://github.com/bluesky-social/social-app/blob/main/src/state/queries/video/video.ts
+ */
+export const BLUESKY_DAILY_VIDEOS_REASON = 'User has exceeded daily upload videos limit';
+export const BLUESKY_DAILY_BYTES_REASON = 'User has exceeded daily upload bytes limit';
+
+/** Why the allowance refuses a video of `size` bytes (the bytes check adds the video's size), or null. */
+function quotaReason(left: { videos: number; bytes: number } | undefined, size: number): string | null {
+  if (!left) return null;
+  if (left.videos <= 0) return BLUESKY_DAILY_VIDEOS_REASON;
+  if (left.bytes <= 0 || left.bytes < size) return BLUESKY_DAILY_BYTES_REASON;
+  return null;
 }
 
 export function registerBlueskyVideoService(router: Router, opts: TVideoServiceOptions): void {
@@ -85,7 +110,14 @@ export function registerBlueskyVideoService(router: Router, opts: TVideoServiceO
 
   router.get('/video/xrpc/app.bsky.video.getUploadLimits', (req, res) => {
     if (!requireToken(req, res, 'app.bsky.video.getUploadLimits')) return;
-    res.json({ canUpload: true, remainingDailyVideos: 25, remainingDailyBytes: 10_000_000_000 });
+    const left = opts.quota?.();
+    const reason = quotaReason(left, 0);
+    res.json({
+      canUpload: reason === null,
+      remainingDailyVideos: left?.videos ?? DAILY_VIDEOS,
+      remainingDailyBytes: left?.bytes ?? DAILY_BYTES,
+      ...(reason ? { message: reason } : {}),
+    });
   });
 
   router.post('/video/xrpc/app.bsky.video.uploadVideo', (req, res) => {
@@ -105,6 +137,18 @@ export function registerBlueskyVideoService(router: Router, opts: TVideoServiceO
     if (bytes.length > MAX_VIDEO_BYTES) {
       res.status(400).json({ error: 'InvalidRequest', message: 'Video is too large' });
       return;
+    }
+    // Modelled status: the app reads the answer's `error` whatever the status
+    // (https://github.com/bluesky-social/social-app/blob/main/src/lib/media/video/upload.web.ts).
+    const left = opts.quota?.();
+    const reason = quotaReason(left, bytes.length);
+    if (reason) {
+      res.status(400).json({ error: reason, message: reason });
+      return;
+    }
+    if (left) {
+      left.videos -= 1;
+      left.bytes -= bytes.length;
     }
     const hash = createHash('sha256').update(bytes).digest('hex');
     opts.received?.(String(req.query.name ?? 'video'), bytes);

@@ -74,6 +74,7 @@ export function registerBlueskySim(router: Router, sim: SimState): void {
     nextId: () => sim.nextUuid(),
     received: (name, bytes) => sim.recordUpload('bluesky', name, bytes),
     processed: (createdAt) => sim.processed('bluesky', createdAt),
+    quota: () => sim.videoQuota.bluesky,
   });
 
   registerBlueskyAuth(router, sim);

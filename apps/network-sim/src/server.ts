@@ -52,6 +52,24 @@ export function createNetworkSimApp(sim: TSimState = new SimState()): Express {
     sim.processingMs[req.params.platform as TPlatform] = ms;
     res.status(204).end();
   });
+  // What is left of the day's video allowance: `{ "videos": 0, "bytes": 10000000000 }` (`{}` stops counting).
+  app.put('/__sim/video-quota/:platform', (req, res) => {
+    const body = req.body as { videos?: unknown; bytes?: unknown };
+    const platform = req.params.platform as TPlatform;
+    if (body.videos === undefined && body.bytes === undefined) {
+      delete sim.videoQuota[platform];
+      res.status(204).end();
+      return;
+    }
+    const videos = Number(body.videos);
+    const bytes = Number(body.bytes);
+    if (!Number.isInteger(videos) || videos < 0 || !Number.isInteger(bytes) || bytes < 0) {
+      res.status(400).json({ error: 'videos and bytes must be integers >= 0' });
+      return;
+    }
+    sim.videoQuota[platform] = { videos, bytes };
+    res.status(204).end();
+  });
   app.post('/__sim/reset', (_req, res) => {
     sim.reset();
     res.status(204).end();

@@ -83,6 +83,12 @@ export class SimState {
    * neighbours bench keeps containers busy for minutes).
    */
   readonly processingMs: Partial<Record<TPlatform, number>> = {};
+  /**
+   * Per network, what is left of an account's daily video allowance (Bluesky's video service: videos and
+   * bytes a day); set through `PUT /__sim/video-quota/:platform`, each accepted upload spends from it. No
+   * entry: not counted (a long bench run uploads more than a day's allowance).
+   */
+  readonly videoQuota: Partial<Record<TPlatform, { videos: number; bytes: number }>> = {};
   /** Bodies (and JSON string fields) larger than this are logged by size only; bench:media lowers it. */
   recordBodyLimit = Number.POSITIVE_INFINITY;
   private faults: TFault[] = [];
@@ -198,6 +204,7 @@ export class SimState {
     for (const key of Object.keys(this.keyLifetimesMs) as TPlatform[]) delete this.keyLifetimesMs[key];
     Object.assign(this.keyLifetimesMs, DEFAULT_KEY_LIFETIMES_MS);
     for (const key of Object.keys(this.processingMs) as TPlatform[]) delete this.processingMs[key];
+    for (const key of Object.keys(this.videoQuota) as TPlatform[]) delete this.videoQuota[key];
   }
 
   /** Whether a video made at `createdAt` has had its configured processing time on `platform`. */

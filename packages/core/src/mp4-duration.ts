@@ -24,6 +24,24 @@ export function mp4DurationSeconds(bytes: Uint8Array): number | null {
  * have zero. Null when there is none. At most 64 tracks are looked at.
  */
 export function mp4VideoSize(bytes: Uint8Array): { width: number; height: number } | null {
+  const track = firstSizedTrack(bytes);
+  return track ? { width: track.width, height: track.height } : null;
+}
+
+/**
+ * The size a player shows: `mp4VideoSize` with width and height swapped when the track header's matrix
+ * turns the picture a quarter turn (phones record portrait video as landscape frames with a 90° or 270°
+ * matrix, ISO/IEC 14496-12 §8.3.2 and §6.2.2: {a b u, c d v, x y w}, a rotation by 90° has a = d = 0).
+ */
+export function mp4DisplaySize(bytes: Uint8Array): { width: number; height: number } | null {
+  const track = firstSizedTrack(bytes);
+  if (!track) return null;
+  return track.quarterTurn
+    ? { width: track.height, height: track.width }
+    : { width: track.width, height: track.height };
+}
+
+function firstSizedTrack(bytes: Uint8Array): { width: number; height: number; quarterTurn: boolean } | null {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const moov = findBox(view, 0, bytes.byteLength, 'moov');
   if (!moov) return null;
@@ -38,7 +56,13 @@ export function mp4VideoSize(bytes: Uint8Array): { width: number; height: number
       if (at + 8 <= tkhd.end) {
         const width = view.getUint32(at) >>> 16;
         const height = view.getUint32(at + 4) >>> 16;
-        if (width > 0 && height > 0) return { width, height };
+        if (width > 0 && height > 0) {
+          // The matrix's a, b (first row) precede width and height by 36 bytes.
+          const matrix = at - 36;
+          const a = Math.abs(view.getInt32(matrix));
+          const b = Math.abs(view.getInt32(matrix + 4));
+          return { width, height, quarterTurn: b > a };
+        }
       }
     }
     from = trak.end;
@@ -78,7 +102,7 @@ function findBox(view: DataView, from: number, to: number, type: string) {
 export function fakeMp4(
   seconds: number,
   totalBytes = 64,
-  size?: { width: number; height: number },
+  size?: { width: number; height: number; quarterTurn?: boolean },
 ): Uint8Array {
   const ftyp = box('ftyp', new Uint8Array([...ascii('isom'), 0, 0, 2, 0, ...ascii('isomiso2')]));
   const mvhdBody = new Uint8Array(100);
@@ -94,6 +118,13 @@ export function fakeMp4(
     ] as const) {
       const tkhdBody = new Uint8Array(84);
       const tk = new DataView(tkhdBody.buffer);
+      // The matrix (at 40): identity, or a 90° turn {0 1 0, -1 0 0, 0 0 1} (16.16 fixed point).
+      const [a, b, c, d] = size.quarterTurn ? [0, 0x10000, -0x10000, 0] : [0x10000, 0, 0, 0x10000];
+      tk.setInt32(40, a);
+      tk.setInt32(44, b);
+      tk.setInt32(52, c);
+      tk.setInt32(56, d);
+      tk.setInt32(72, 0x40000000);
       tk.setUint32(76, w * 65536);
       tk.setUint32(80, h * 65536);
       tracks.push(box('trak', box('tkhd', tkhdBody)));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { fakeMp4, mp4DurationSeconds, mp4VideoSize } from '../src/mp4-duration.js';
+import { fakeMp4, mp4DisplaySize, mp4DurationSeconds, mp4VideoSize } from '../src/mp4-duration.js';
 
 describe('mp4DurationSeconds', () => {
   it('reads the movie header of an MP4', () => {
@@ -35,5 +35,18 @@ describe('mp4VideoSize', () => {
   it('is null without tracks or without a moov box', () => {
     expect(mp4VideoSize(fakeMp4(3))).toBeNull();
     expect(mp4VideoSize(new Uint8Array(32))).toBeNull();
+  });
+});
+
+describe('mp4DisplaySize', () => {
+  it('swaps width and height when the track matrix turns the picture a quarter turn (portrait phone video)', () => {
+    const turned = fakeMp4(3, 64, { width: 1920, height: 1080, quarterTurn: true });
+    expect(mp4VideoSize(turned)).toEqual({ width: 1920, height: 1080 });
+    expect(mp4DisplaySize(turned)).toEqual({ width: 1080, height: 1920 });
+    expect(mp4DisplaySize(fakeMp4(3, 64, { width: 1920, height: 1080 }))).toEqual({
+      width: 1920,
+      height: 1080,
+    });
+    expect(mp4DisplaySize(fakeMp4(3))).toBeNull();
   });
 });

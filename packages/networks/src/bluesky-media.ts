@@ -1,4 +1,6 @@
 import got, { type Got, HTTPError } from 'got';
+import { imageAspectRatio, type TAspectRatio, videoAspectRatio } from './bluesky-aspect-ratio.js';
+import { type TUploadLimits, uploadAnswerFailure, uploadLimitsFailure } from './bluesky-video-limits.js';
 import { openVideoFile, type TMediaFile, transferTimeout } from './chunked-upload.js';
 import type { TMedia, TNetworkFailure } from './connector.js';
 import { type TStep, truncateBody } from './http-client.js';
@@ -24,9 +26,6 @@ const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'];
 export const BLUESKY_VIDEO_WAIT = { intervalMs: 2_000, maxWaitMs: 10 * 60_000 };
 export const BLUESKY_VIDEO_SERVICE = 'https://video.bsky.app';
 
-// libvips loads on the first image, not in every process that imports @sps/networks.
-const loadSharp = async () => (await import('sharp')).default;
-
 export interface TBlueskyDownload {
   kind: 'image' | 'video';
   /** An image's bytes (small: fitted to 1,000,000 bytes); empty for a video, which is `file`. */
@@ -36,8 +35,8 @@ export interface TBlueskyDownload {
   type: string;
   alt: string;
   name: string;
-  /** Shown before the image loads, so the feed does not jump (app.bsky.embed.defs#aspectRatio). */
-  aspectRatio?: { width: number; height: number };
+  /** Shown before the media loads, so the feed does not jump (app.bsky.embed.defs#aspectRatio). */
+  aspectRatio?: TAspectRatio;
 }
 
 /** What a PDS session gives the media steps: the account's DID, its access token and PDS. */
@@ -67,18 +66,6 @@ const fail = (failure: TNetworkFailure): { ok: false; failure: TNetworkFailure }
 /** `did:web` of a service URL's host (a port's colon percent-encoded, https://w3c-ccg.github.io/did-method-web/). */
 export const didWebOf = (url: string) => `did:web:${new URL(url).host.replace(':', '%3A')}`;
 
-async function aspectRatioOf(bytes: Buffer): Promise<{ width: number; height: number } | undefined> {
-  try {
-    const sharp = await loadSharp();
-    const meta = await sharp(bytes, { limitInputPixels: 50_000_000 }).metadata();
-    const width = meta.autoOrient?.width ?? meta.width;
-    const height = meta.autoOrient?.height ?? meta.height;
-    return width && height ? { width, height } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
   const video = got.extend({
     prefixUrl: deps.videoServiceUrl.replace(/\/+$/, ''),
@@ -100,7 +87,7 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
         maxBytes: BLUESKY_MAX_IMAGE_BYTES,
       });
       if (!fetched.ok) return fetched;
-      const aspectRatio = await aspectRatioOf(fetched.value.bytes);
+      const aspectRatio = await imageAspectRatio(fetched.value.bytes);
       out.push({
         kind: 'image',
         ...fetched.value,
@@ -118,6 +105,8 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
       });
       if (!opened.ok) return opened;
       const file = opened.value;
+      // From the MP4 header boxes only (the media data is skipped): the service keeps the picture's shape.
+      const aspectRatio = await videoAspectRatio(file);
       out.push({
         kind: 'video',
         bytes: Buffer.alloc(0),
@@ -125,6 +114,7 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
         type: file.type,
         alt: '',
         name: media.video.url,
+        ...(aspectRatio ? { aspectRatio } : {}),
       });
     }
     return { ok: true, value: out };
@@ -183,14 +173,10 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
     );
     const limits = await video
       .get('xrpc/app.bsky.video.getUploadLimits', { headers: { authorization: `Bearer ${limitsToken}` } })
-      .json<{ canUpload?: boolean; message?: string; error?: string }>();
-    if (limits.canUpload === false) {
-      return fail({
-        kind: 'rejected',
-        body: truncateBody(limits),
-        message: `${NETWORK} does not let this account upload a video now${limits.message ? `: ${limits.message}` : ''} (accounts need a verified e-mail, and videos per day are limited). Post without the video or retry later.`,
-      });
-    }
+      .json<TUploadLimits>();
+    // A reached daily limit is a wait (rate_limited, retried later), other refusals are final.
+    const refused = uploadLimitsFailure(limits, d.file?.size ?? d.bytes.length);
+    if (refused) return fail(refused);
     // 30 minutes, as the tutorial recommends: the service uses the token when it writes the blob.
     const uploadToken = await serviceToken(
       http,
@@ -220,12 +206,19 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
       const body =
         err instanceof HTTPError ? (err.response.body as TJobStatus & { jobStatus?: TJobStatus }) : null;
       const known = body?.jobStatus ?? body;
-      if (!known?.blob && !known?.jobId) throw err;
+      if (!known?.blob && !known?.jobId) {
+        const limited = err instanceof HTTPError ? uploadAnswerFailure(known, err.response.headers) : null;
+        if (limited) return fail(limited);
+        throw err;
+      }
       job = known;
     }
     if (job.blob) return { ok: true, value: { blob: job.blob } };
     if (job.jobId) return { ok: true, value: { jobId: job.jobId } };
-    return fail({ kind: 'transient', message: `${NETWORK} gave no video job. Retrying.` });
+    // No job: the service names the refusal in `error` (a daily limit reached between the two calls).
+    return fail(
+      uploadAnswerFailure(job) ?? { kind: 'transient', message: `${NETWORK} gave no video job. Retrying.` },
+    );
   }
 
   /**
@@ -248,6 +241,8 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
     const current = status.jobStatus;
     if (current?.blob) return { state: 'ready', blob: current.blob };
     if (current?.state === 'JOB_STATE_FAILED') {
+      const limited = uploadAnswerFailure(current);
+      if (limited) return { state: 'failed', failure: limited };
       return {
         state: 'failed',
         failure: {
@@ -266,7 +261,12 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
     return { state: 'pending' };
   }
 
-  const videoEmbedOf = (blob: Record<string, unknown>) => ({ $type: 'app.bsky.embed.video', video: blob });
+  /** app.bsky.embed.video with the ratio read from the upload's header, when it had one. */
+  const videoEmbedOf = (blob: Record<string, unknown>, aspectRatio?: TAspectRatio) => ({
+    $type: 'app.bsky.embed.video',
+    video: blob,
+    ...(aspectRatio ? { aspectRatio } : {}),
+  });
 
   return { download, imagesEmbed, startVideo, videoJob, videoEmbedOf };
 }

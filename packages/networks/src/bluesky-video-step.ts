@@ -1,4 +1,5 @@
 import type { Got } from 'got';
+import { aspectRatioFromText, aspectRatioText } from './bluesky-aspect-ratio.js';
 import {
   BLUESKY_VIDEO_WAIT,
   type createBlueskyMedia,
@@ -13,6 +14,8 @@ const NETWORK = 'Bluesky';
 
 /** The segment's progress while the video service processes its video. */
 export const BLUESKY_JOB_KEY = 'bskyJobId';
+/** The video's aspect ratio (`width:height`), kept with the job: a resumed call does not download the video. */
+export const BLUESKY_ASPECT_KEY = 'bskyAspectRatio';
 
 /** Whether a call resumes a video job an earlier call started (its video is then not downloaded again). */
 export const resumesVideoJob = (progress: TPublishProgress | undefined) =>
@@ -44,6 +47,7 @@ export function createBlueskyVideoStep(
     return runToEnd<Record<string, unknown>>(progress, async (kept) => {
       const saved = kept.saved?.[BLUESKY_JOB_KEY] ? kept.saved : null;
       let jobId = saved?.[BLUESKY_JOB_KEY];
+      const aspectRatio = video ? video.aspectRatio : aspectRatioFromText(saved?.[BLUESKY_ASPECT_KEY]);
       if (!jobId) {
         if (!video) {
           return {
@@ -53,7 +57,9 @@ export function createBlueskyVideoStep(
         }
         const started = await media.startVideo(http, s, video);
         if (!started.ok) return { kind: 'failed', failure: started.failure };
-        if (started.value.blob) return { kind: 'ready', value: media.videoEmbedOf(started.value.blob) };
+        if (started.value.blob) {
+          return { kind: 'ready', value: media.videoEmbedOf(started.value.blob, aspectRatio) };
+        }
         jobId = started.value.jobId ?? '';
       }
       // A read that throws (the service, not the video) keeps the progress: the retry asks about the same job.
@@ -61,7 +67,7 @@ export function createBlueskyVideoStep(
       const since = waitSince(saved);
       const next: TStepResult<Record<string, unknown>> =
         found.state === 'ready'
-          ? { kind: 'ready', value: media.videoEmbedOf(found.blob) }
+          ? { kind: 'ready', value: media.videoEmbedOf(found.blob, aspectRatio) }
           : found.state === 'failed'
             ? { kind: 'failed', failure: found.failure }
             : stillProcessing(
@@ -73,7 +79,13 @@ export function createBlueskyVideoStep(
         if (saved) await kept.save(null);
         return next;
       }
-      if (!saved) await kept.save({ [BLUESKY_JOB_KEY]: jobId, waitSince: String(since) });
+      if (!saved) {
+        await kept.save({
+          [BLUESKY_JOB_KEY]: jobId,
+          waitSince: String(since),
+          ...(aspectRatio ? { [BLUESKY_ASPECT_KEY]: aspectRatioText(aspectRatio) } : {}),
+        });
+      }
       return next;
     });
   };

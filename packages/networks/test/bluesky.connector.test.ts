@@ -1,10 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { fakeMp4 } from '@sps/core';
 import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import sharp from 'sharp';
 import { createBlueskyConnector } from '../src/bluesky.connector.js';
 import { blueskyRecordKey } from '../src/bluesky-rkey.js';
+import {
+  BLUESKY_DAILY_LIMIT_RECHECK_MS,
+  uploadAnswerFailure,
+  uploadLimitsFailure,
+} from '../src/bluesky-video-limits.js';
 import type { TConnectorAccount, TNetworkConnector, TPublishInput, TRemoteRef } from '../src/connector.js';
 import { createMediaFetcher, type TFetchMedia } from '../src/media-fetch.js';
 import { createBlueskySession, refreshBlueskySession } from '../src/oauth/bluesky-session.js';
@@ -246,7 +252,18 @@ const mp4 = (text: string) => Buffer.concat([Buffer.from('\0\0\0\x18ftypisom', '
 const files = new Map<string, { bytes: Buffer; type: string }>([
   ['https://cdn.example/clip.mp4', { bytes: mp4('a short clip'), type: 'video/mp4' }],
   ['https://cdn.example/again.mp4', { bytes: mp4('posted twice'), type: 'video/mp4' }],
-  ['https://cdn.example/resumed.mp4', { bytes: mp4('encoded slowly'), type: 'video/mp4' }],
+  // A portrait phone video: 1920x1080 frames turned a quarter by the track matrix.
+  [
+    'https://cdn.example/resumed.mp4',
+    {
+      bytes: Buffer.from(fakeMp4(4, 256, { width: 1920, height: 1080, quarterTurn: true })),
+      type: 'video/mp4',
+    },
+  ],
+  [
+    'https://cdn.example/wide.mp4',
+    { bytes: Buffer.from(fakeMp4(2, 128, { width: 1280, height: 720 })), type: 'video/mp4' },
+  ],
   ['https://cdn.example/broken.mp4', { bytes: mp4('fail-processing'), type: 'video/mp4' }],
 ]);
 const stubFetch: TFetchMedia = async (request) => {
@@ -344,6 +361,19 @@ describe('Bluesky connector rich text and media', () => {
       $type: 'app.bsky.embed.video',
       video: { $type: 'blob', mimeType: 'video/mp4' },
     });
+    // No MP4 header to read a size from: no ratio rather than a guessed one.
+    expect(lastRecord().record.embed).not.toHaveProperty('aspectRatio');
+  });
+
+  it('sends the aspect ratio read from the MP4 track header with the video embed', async () => {
+    const outcome = await withMedia().publish(
+      input('wide video', { media: { images: [], video: { url: 'https://cdn.example/wide.mp4' } } }),
+    );
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(lastRecord().record.embed).toMatchObject({
+      $type: 'app.bsky.embed.video',
+      aspectRatio: { width: 1280, height: 720 },
+    });
   });
 
   it('with kept progress, answers pending while the video service processes the video and posts it on a later call, uploaded once', async () => {
@@ -374,7 +404,12 @@ describe('Bluesky connector rich text and media', () => {
       const outcome = await connector.publish(args);
       expect(outcome.ok ? null : (outcome.pending ?? outcome.failure)).toEqual({ checkAfterMs: 5 });
     }
-    expect(progress.saved).toEqual({ bskyJobId: expect.any(String), waitSince: expect.any(String) });
+    // The ratio is kept with the job: the later calls do not download the video again.
+    expect(progress.saved).toEqual({
+      bskyJobId: expect.any(String),
+      waitSince: expect.any(String),
+      bskyAspectRatio: '1080:1920',
+    });
     expect(createRecords()).toHaveLength(0);
     running.sim.processingMs.bluesky = 0;
     let outcome = await connector.publish(args);
@@ -390,6 +425,7 @@ describe('Bluesky connector rich text and media', () => {
     expect(lastRecord().record.embed).toMatchObject({
       $type: 'app.bsky.embed.video',
       video: { $type: 'blob', mimeType: 'video/mp4' },
+      aspectRatio: { width: 1080, height: 1920 },
     });
   });
 
@@ -411,6 +447,69 @@ describe('Bluesky connector rich text and media', () => {
       message: expect.stringContaining('could not be decoded'),
     });
     expect(createRecords()).toHaveLength(0);
+  });
+});
+
+describe('Bluesky video daily limits', () => {
+  const quota = (body: object) =>
+    fetch(`${running.url}/__sim/video-quota/bluesky`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const uploads = () => running.sim.requests.filter((r) => r.path.includes('app.bsky.video.uploadVideo'));
+  const video = (url: string) => input(`daily ${url}`, { media: { images: [], video: { url } } });
+
+  it('a spent day of videos is rate_limited with a re-check in 4 h (retried, not failed), nothing uploaded or posted', async () => {
+    expect((await quota({ videos: 0, bytes: 10_000_000_000 })).status).toBe(204);
+    const outcome = await withMedia().publish(video('https://cdn.example/clip.mp4'));
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({
+      kind: 'rate_limited',
+      retryAfterMs: BLUESKY_DAILY_LIMIT_RECHECK_MS,
+      message: expect.stringContaining('User has exceeded daily upload videos limit'),
+    });
+    expect(BLUESKY_DAILY_LIMIT_RECHECK_MS).toBe(4 * 3_600_000);
+    expect(uploads()).toHaveLength(0);
+    expect(createRecords()).toHaveLength(0);
+  });
+
+  it('fewer bytes left today than the video has is the same wait, asked before the upload', async () => {
+    await quota({ videos: 3, bytes: 10 });
+    const outcome = await withMedia().publish(video('https://cdn.example/wide.mp4'));
+    expect(outcome.ok ? null : outcome.failure).toMatchObject({
+      kind: 'rate_limited',
+      message: expect.stringContaining('10 bytes left today'),
+    });
+    expect(uploads()).toHaveLength(0);
+    // The allowance is spent by each upload: one video left posts, the next is a wait.
+    await quota({ videos: 1, bytes: 10_000 });
+    expect((await withMedia().publish(video('https://cdn.example/clip.mp4'))).ok).toBe(true);
+    const next = await withMedia().publish(video('https://cdn.example/wide.mp4'));
+    expect(next.ok ? null : next.failure.kind).toBe('rate_limited');
+  });
+
+  it("reads the service's answers: daily reasons wait (a ratelimit-reset sets the wait), other refusals stay rejected", () => {
+    expect(
+      uploadLimitsFailure({ canUpload: true, remainingDailyVideos: 5, remainingDailyBytes: 500 }, 400),
+    ).toBeNull();
+    expect(
+      uploadLimitsFailure(
+        { canUpload: false, message: 'User is not allowed to upload videos', remainingDailyVideos: 0 },
+        400,
+      ),
+    ).toMatchObject({ kind: 'rejected', message: expect.stringContaining('not allowed') });
+    expect(uploadLimitsFailure({ canUpload: false, remainingDailyVideos: 0 }, 400)?.kind).toBe(
+      'rate_limited',
+    );
+    const reset = Math.floor(Date.now() / 1000) + 600;
+    const limited = uploadAnswerFailure(
+      { error: 'User has exceeded daily upload bytes limit' },
+      { 'ratelimit-reset': String(reset) },
+    );
+    expect(limited?.kind).toBe('rate_limited');
+    expect(limited?.retryAfterMs).toBeGreaterThan(590_000);
+    expect(limited?.retryAfterMs).toBeLessThanOrEqual(600_000);
+    expect(uploadAnswerFailure({ error: 'invalid_video', message: 'Video could not be decoded' })).toBeNull();
   });
 });
 
