@@ -121,6 +121,13 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
       doc: 'https://developers.google.com/youtube/v3/docs/commentThreads/insert',
     },
     {
+      // A first comment read back after a lost answer (1 quota unit a page).
+      call: 'read_back_reply',
+      endpoint: 'GET /youtube/v3/commentThreads?part=snippet&videoId=…&order=time',
+      needs: [YT('youtube.force-ssl')],
+      doc: 'https://developers.google.com/youtube/v3/docs/commentThreads/list',
+    },
+    {
       call: 'read_back',
       endpoint: 'GET /youtube/v3/videos?part=status (the privacy status the upload got)',
       needs: [YT_READ],
@@ -185,6 +192,15 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
           endpoint: 'GET /rest/posts?q=author',
           needs: [audience === 'member' ? 'r_member_social' : 'r_organization_social'],
           doc: LI_POSTS,
+          audience,
+          ...(audience === 'member' ? { notRequested: true as const } : {}),
+        },
+        {
+          // Comments (thread segments, first comments) read back: the same read permission as posts.
+          call: 'read_back_reply',
+          endpoint: 'GET /rest/socialActions/{urn}/comments',
+          needs: [audience === 'member' ? 'r_member_social' : 'r_organization_social'],
+          doc: 'https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/comments-api',
           audience,
           ...(audience === 'member' ? { notRequested: true as const } : {}),
         },
@@ -370,6 +386,13 @@ export const NETWORK_PERMISSIONS: Partial<Record<TPlatform, readonly TPermission
       call: 'reply',
       endpoint: 'POST /{object}/comments',
       needs: ['pages_manage_engagement', 'pages_read_engagement'],
+      doc: 'https://developers.facebook.com/docs/graph-api/reference/object/comments',
+    },
+    {
+      // "The same permissions required to view the parent object": a Page post, pages_read_engagement.
+      call: 'read_back_reply',
+      endpoint: 'GET /{page-post}/comments',
+      needs: ['pages_read_engagement'],
       doc: 'https://developers.facebook.com/docs/graph-api/reference/object/comments',
     },
     {
