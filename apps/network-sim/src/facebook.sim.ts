@@ -194,8 +194,8 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
   });
 
   /**
-   * A post's comments (`GET /{object-id}/comments`), oldest first as the edge's default `chronological`
-   * order, fields `id`, `message`, `created_time`, `from`, with Graph paging and `since`/`until`; an unknown
+   * A post's comments (`GET /{object-id}/comments`), oldest first (`order=chronological`, the default) or
+   * newest first (`reverse_chronological`), fields `id`, `message`, `created_time`, `from`, with Graph paging and `since`/`until`; an unknown
    * post is code 100 (subcode 33). https://developers.facebook.com/docs/graph-api/reference/object/comments
    */
   api.get('/:objectId/comments', (req, res) => {
@@ -206,6 +206,12 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
       return;
     }
     const comments = sim.postsOf('facebook').filter((p) => p.replyTo === parent.remoteId && !p.deleted);
+    const order = req.query.order ?? 'chronological';
+    if (order !== 'chronological' && order !== 'reverse_chronological') {
+      graphError(res, 400, 100, '(#100) param order must be one of {CHRONOLOGICAL, REVERSE_CHRONOLOGICAL}');
+      return;
+    }
+    if (order === 'reverse_chronological') comments.reverse();
     graphList(req, res, comments, (p, fields) => ({
       id: p.remoteId,
       ...(fields.has('message') ? { message: p.text } : {}),

@@ -86,7 +86,9 @@ export async function findLinkedInComment(
  * Facebook: `GET /{page-post-id}/comments` (the comments edge; "the same permissions required to view the
  * parent object", for a Page post the Page token with pages_read_engagement, and comment ids only for a
  * token that may MODERATE the Page, which the Page's own token can), fields id, message, created_time and
- * from, cursor paging, the probe's window as `since`/`until`. Only the Page's own comments are taken.
+ * from, `order=reverse_chronological` (the edge's `order`: chronological or reverse_chronological),
+ * `filter=toplevel` (the default), cursor paging, the probe's window as `since`/`until`. Only the Page's
+ * own comments are taken.
  * https://developers.facebook.com/docs/graph-api/reference/object/comments
  */
 export function findFacebookComment(
@@ -97,16 +99,21 @@ export function findFacebookComment(
 ): Promise<TFindOutcome> {
   const parent = probe.replyTo.remoteId;
   const page = probe.account.externalId;
-  return findInGraphList<{ id: string; message?: string; from?: { id?: string } }>({
+  return findInGraphList<{ id: string; message?: string; created_time?: string; from?: { id?: string } }>({
     http,
     headers,
     network: 'Facebook',
     classify,
     path: `${encodeURIComponent(parent)}/comments`,
     fields: 'id,message,created_time,from',
+    // Newest first where the comments are not ranked; the window is checked here too, should the edge
+    // not apply `since`/`until`.
+    params: { order: 'reverse_chronological', filter: 'toplevel' },
     probe,
     matches: (item) =>
-      sameText(probe.text, item.message ?? '') && (!page || !item.from?.id || item.from.id === page),
+      sameText(probe.text, item.message ?? '') &&
+      (!page || !item.from?.id || item.from.id === page) &&
+      inWindow(probe, item.created_time),
     found: (item) => ({
       kind: 'found',
       remoteId: item.id,
