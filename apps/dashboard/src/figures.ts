@@ -25,10 +25,20 @@ export const FIGURE_LABELS: Record<TFigure, string> = {
   clicks: 'Clicks',
 };
 
-/** `GET /v1/posts/{id}/metrics`: per network, its latest figures or what kept them from being read. */
+/** One collection in a post's history: its figures, or what kept them from being read. */
+export type THistoryPoint = (TFigures & { collected_at: string }) | { collected_at: string; error: string };
+
+/**
+ * `GET /v1/posts/{id}/metrics?history=true`: per network, its latest figures or what kept them from being
+ * read, and every collection (`history`, oldest first).
+ */
 export interface TPostMetrics {
   post_id: string;
-  platforms: Record<string, (TFigures & { collected_at: string | null }) | { error: string }>;
+  platforms: Record<
+    string,
+    | (TFigures & { collected_at: string | null; history?: THistoryPoint[] })
+    | { error: string; history?: THistoryPoint[] }
+  >;
 }
 
 export interface TTopPost extends TFigures {

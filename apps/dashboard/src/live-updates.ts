@@ -8,6 +8,8 @@ export type TLiveState = 'connecting' | 'live' | 'offline';
 
 const POST_EVENTS = ['post.changed', 'post.published', 'post.failed', 'post.scheduled'];
 const ACCOUNT_EVENTS = ['account.connected', 'account.disconnected'];
+/** A collection of a post's figures landed (the publisher's notice): open Figures panels and Analytics read again. */
+const METRICS_EVENTS = ['post.metrics'];
 /** Messages arriving together (a burst of publishes) cause one refetch. */
 const COALESCE_MS = 100;
 /** A stream the server refused (too many tabs) or that stays closed is tried again this much later. */
@@ -41,7 +43,9 @@ export function useFallbackInterval(): number | false {
 type TTabMessage =
   | { kind: 'hello' }
   | { kind: 'state'; state: TLiveState }
-  | { kind: 'changed'; what: 'posts' | 'accounts' };
+  | { kind: 'changed'; what: TChange };
+
+type TChange = 'posts' | 'accounts' | 'metrics';
 
 /** Tabs of one browser share one stream: browsers open at most 6 HTTP/1.1 connections to a server. */
 const TAB_CHANNEL = 'sps-dashboard-live';
@@ -65,7 +69,7 @@ export function useLiveUpdates(client: QueryClient, signedIn: boolean): void {
     let wasLive = false;
     let leading = false;
     let releaseLock: (() => void) | null = null;
-    const pending = { posts: false, accounts: false };
+    const pending = { posts: false, accounts: false, metrics: false };
     const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
     const channel =
       locks && typeof BroadcastChannel !== 'undefined' ? new BroadcastChannel(TAB_CHANNEL) : null;
@@ -86,10 +90,16 @@ export function useLiveUpdates(client: QueryClient, signedIn: boolean): void {
         void client.invalidateQueries({ queryKey: ['analytics'] });
       }
       if (pending.accounts) void client.invalidateQueries({ queryKey: ['accounts'] });
+      if (pending.metrics) {
+        // Only what is shown is read again (an open Figures panel, the Analytics page).
+        void client.invalidateQueries({ queryKey: ['post-metrics'] });
+        void client.invalidateQueries({ queryKey: ['analytics'] });
+      }
       pending.posts = false;
       pending.accounts = false;
+      pending.metrics = false;
     };
-    const mark = (what: 'posts' | 'accounts') => {
+    const mark = (what: TChange) => {
       tell({ kind: 'changed', what });
       pending[what] = true;
       flush ??= setTimeout(refetch, COALESCE_MS);
@@ -107,11 +117,13 @@ export function useLiveUpdates(client: QueryClient, signedIn: boolean): void {
         if (wasLive) {
           mark('posts');
           mark('accounts');
+          mark('metrics');
         }
         wasLive = true;
       });
       for (const type of POST_EVENTS) es.addEventListener(type, () => mark('posts'));
       for (const type of ACCOUNT_EVENTS) es.addEventListener(type, () => mark('accounts'));
+      for (const type of METRICS_EVENTS) es.addEventListener(type, () => mark('metrics'));
       es.onerror = () => {
         // CONNECTING: the browser reconnects by itself (after the server's `retry`). CLOSED: it gave up (a 401
         // or 429 answer), so the pages poll and the stream is tried again later.

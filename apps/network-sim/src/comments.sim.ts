@@ -160,6 +160,77 @@ export function registerYoutubeCommentsSim(router: Router, sim: SimState) {
     );
   });
 
+  /**
+   * `commentThreads.list` with `videoId`: newest first (`order=time`, the default), `maxResults` 1-100
+   * (default 20), `pageToken`/`nextPageToken`; exactly one filter (else 400 `missingRequiredParameter`), an
+   * unknown video 404 `videoNotFound`. https://developers.google.com/youtube/v3/docs/commentThreads/list
+   */
+  router.get('/youtube/v3/commentThreads', (req, res) => {
+    const videoId = typeof req.query.videoId === 'string' ? req.query.videoId : '';
+    if (typeof req.query.part !== 'string' || !req.query.part.split(',').includes('snippet') || !videoId) {
+      googleError(
+        res,
+        400,
+        'missingRequiredParameter',
+        'No filter selected. Expected one of: videoId, id, allThreadsRelatedToChannelId',
+        'INVALID_ARGUMENT',
+      );
+      return;
+    }
+    const video = sim.getPost('youtube', videoId);
+    if (!video || video.deleted || video.replyTo !== null) {
+      googleError(
+        res,
+        404,
+        'videoNotFound',
+        'The video identified by the videoId parameter could not be found.',
+        'NOT_FOUND',
+      );
+      return;
+    }
+    const max = Math.min(100, Math.max(1, Number(req.query.maxResults ?? 20) || 20));
+    const offset =
+      typeof req.query.pageToken === 'string'
+        ? Number(Buffer.from(req.query.pageToken, 'base64url').toString()) || 0
+        : 0;
+    const threads = sim
+      .postsOf('youtube')
+      .filter((p) => p.replyTo === videoId && !p.deleted)
+      .reverse();
+    const page = threads.slice(offset, offset + max);
+    const next =
+      offset + max < threads.length ? Buffer.from(String(offset + max)).toString('base64url') : null;
+    // The service comments as the channel that uploaded the video.
+    const channel = video.author;
+    res.json({
+      kind: 'youtube#commentThreadListResponse',
+      ...(next ? { nextPageToken: next } : {}),
+      pageInfo: { totalResults: threads.length, resultsPerPage: max },
+      items: page.map((p) => ({
+        kind: 'youtube#commentThread',
+        id: p.remoteId,
+        snippet: {
+          videoId,
+          topLevelComment: {
+            kind: 'youtube#comment',
+            id: p.remoteId,
+            snippet: {
+              videoId,
+              textDisplay: p.text,
+              textOriginal: p.text,
+              ...(channel ? { authorChannelId: { value: channel } } : {}),
+              publishedAt: p.at,
+              updatedAt: p.at,
+            },
+          },
+          canReply: true,
+          totalReplyCount: 0,
+          isPublic: true,
+        },
+      })),
+    });
+  });
+
   router.delete('/youtube/v3/comments', (req, res) => {
     const id = typeof req.query.id === 'string' ? req.query.id : '';
     const comment = sim.getPost('youtube', id);

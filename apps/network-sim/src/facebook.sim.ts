@@ -193,6 +193,34 @@ export function registerFacebookSim(router: Router, sim: SimState): void {
     answerOrHang(res, () => res.json({ id }));
   });
 
+  /**
+   * A post's comments (`GET /{object-id}/comments`), oldest first (`order=chronological`, the default) or
+   * newest first (`reverse_chronological`), fields `id`, `message`, `created_time`, `from`, with Graph paging and `since`/`until`; an unknown
+   * post is code 100 (subcode 33). https://developers.facebook.com/docs/graph-api/reference/object/comments
+   */
+  api.get('/:objectId/comments', (req, res) => {
+    if (!requireGraphToken(req, res)) return;
+    const parent = sim.getPost('facebook', req.params.objectId);
+    if (!parent || parent.deleted) {
+      graphError(res, 400, 100, 'Unsupported get request. Object does not exist', { error_subcode: 33 });
+      return;
+    }
+    const comments = sim.postsOf('facebook').filter((p) => p.replyTo === parent.remoteId && !p.deleted);
+    const order = req.query.order ?? 'chronological';
+    if (order !== 'chronological' && order !== 'reverse_chronological') {
+      graphError(res, 400, 100, '(#100) param order must be one of {CHRONOLOGICAL, REVERSE_CHRONOLOGICAL}');
+      return;
+    }
+    if (order === 'reverse_chronological') comments.reverse();
+    graphList(req, res, comments, (p, fields) => ({
+      id: p.remoteId,
+      ...(fields.has('message') ? { message: p.text } : {}),
+      ...(fields.has('created_time') ? { created_time: graphTime(p.at) } : {}),
+      // The service comments as the Page that made the post.
+      ...(fields.has('from') && parent.author ? { from: { id: parent.author, name: parent.author } } : {}),
+    }));
+  });
+
   api.delete('/:id', (req, res) => {
     if (!requireGraphToken(req, res)) return;
     const post = sim.getPost('facebook', req.params.id);

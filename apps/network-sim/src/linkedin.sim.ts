@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { registerLinkedInComments } from './linkedin-comments.sim.js';
 import { registerLinkedInAssets, type TLinkedInAssets } from './linkedin-media.sim.js';
 import { refuseAuthor, refuseOrganizationRead, registerLinkedInOrganizations } from './linkedin-orgs.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
@@ -150,6 +151,7 @@ export function registerLinkedInSim(router: Router, sim: SimState): void {
     (req, res, owner) => refuseAuthor(sim, req, res, owner, linkedInError),
   );
   registerLinkedInOrganizations(router, sim, requireHeaders, linkedInError);
+  registerLinkedInComments(router, sim, requireHeaders, linkedInError);
 
   router.post('/rest/posts', (req, res) => {
     if (!requireHeaders(req, res)) return;

@@ -29,6 +29,12 @@ export class ReadBudgetSpentError extends Error {
   }
 }
 
+/**
+ * Each publisher context's notice that snapshots were stored (set by publisher.ts: the dashboard's live
+ * stream refreshes the figures it shows); none: nobody is told.
+ */
+export const collectionNotices = new WeakMap<object, (rows: readonly TSnapshotInput[]) => void>();
+
 /** Each publisher context's read budget (set by publisher.ts); none: reads are not capped. */
 export const readBudgets = new WeakMap<object, TReadBudget>();
 
@@ -69,7 +75,15 @@ export async function collectTargets(
   socialAccountId: string,
   targets: TMetricTarget[],
 ): Promise<TCollectResult> {
-  const repo = metricsRepoOf(ctx);
+  const stored = metricsRepoOf(ctx);
+  // Every stored snapshot (figures or an error) is news for a dashboard showing the post.
+  const repo = {
+    record: async (rows: TSnapshotInput[]) => {
+      await stored.record(rows);
+      collectionNotices.get(ctx)?.(rows);
+    },
+    readAccount: (id: string) => stored.readAccount(id),
+  };
   const result = { read: 0, calls: 0 };
   if (targets.length === 0) return result;
   const platform = targets[0]?.platform as TPlatform;

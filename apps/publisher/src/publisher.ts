@@ -1,12 +1,12 @@
 import { DEFAULT_TWITTER_ALLOWANCE, type TPlatform, type TTwitterAllowanceByPlan } from '@sps/core';
 import { createMediaRepository, type TDb } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
-import { bullPrefix, JOBS, type TQueues, type TRedis } from '@sps/queue';
+import { bullPrefix, JOBS, publishDashboardNotice, type TQueues, type TRedis } from '@sps/queue';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
-import { ReadLaterError, readBudgets } from './engagement.js';
+import { collectionNotices, ReadLaterError, readBudgets } from './engagement.js';
 import { processMetricsCollect, processMetricsRefresh } from './engagement.processor.js';
 import { DEFAULT_ENGAGEMENT, type TEngagementOptions } from './engagement-options.js';
 import { sweepMedia, type TMediaSweepConfig } from './media-sweep.processor.js';
@@ -163,6 +163,17 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     ctx,
     createReadBudget(deps.connection, deps.queuePrefix, { ...DEFAULT_READ_BUDGET, ...deps.readBudget }),
   );
+  // A collection that landed: the dashboards showing the post refresh its figures (one notice per post).
+  collectionNotices.set(ctx, (rows) => {
+    const posts = new Map(rows.map((r) => [r.postId, r.accountId]));
+    for (const [postId, accountId] of posts) {
+      void publishDashboardNotice(deps.connection, deps.queuePrefix, {
+        a: accountId,
+        p: postId,
+        k: 'metrics',
+      });
+    }
+  });
   const mediaRepository = createMediaRepository(deps.db);
   const sweepNow = (now?: Date) => {
     if (!deps.mediaSweep) throw new Error('the media sweep is not configured in this process');

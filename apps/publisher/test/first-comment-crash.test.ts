@@ -6,8 +6,8 @@ import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import { startPublisherProcess, type TPublisherProcess, waitUntil } from './support.js';
 
 // The real publisher process killed (SIGKILL) while a post's first comment is out and its answer is not
-// back, then restarted: the comment is read back (X, Instagram) or resent under its idempotency key
-// (Mastodon), and reaches each network exactly once, under the post it belongs to.
+// back, then restarted: the comment is read back (X, Instagram, LinkedIn, Facebook) or resent under its
+// idempotency key (Mastodon), and reaches each network exactly once, under the post it belongs to.
 
 /** The call that creates a post, and so a reply (the first comment), per network. */
 const CREATE_PATH: Partial<Record<TPlatform, string>> = {
@@ -15,7 +15,9 @@ const CREATE_PATH: Partial<Record<TPlatform, string>> = {
   mastodon: '/api/v1/statuses',
 };
 const REPLIES = Object.keys(CREATE_PATH) as TPlatform[];
-const NETWORKS: TPlatform[] = [...REPLIES, 'instagram'];
+/** Networks whose comment is its own call (`…/comments`) under the main post. */
+const COMMENTS: TPlatform[] = ['instagram', 'linkedin', 'facebook'];
+const NETWORKS: TPlatform[] = [...REPLIES, ...COMMENTS];
 
 describe('publisher killed between the post and its first comment', () => {
   let api: TTestApi;
@@ -42,13 +44,10 @@ describe('publisher killed between the post and its first comment', () => {
   it('lands the comment once on each network after a restart', async () => {
     const { apiKey, accountId } = await api.account('pro');
     for (const platform of NETWORKS) await api.connect(accountId, platform);
-    // Instagram's comment has its own call: only it is held.
-    sim.sim.addFault({
-      platform: 'instagram',
-      kind: 'hang_after_create',
-      remaining: 1,
-      pathIncludes: '/comments',
-    });
+    // Instagram's, LinkedIn's and Facebook's comment has its own call: only it is held.
+    for (const platform of COMMENTS) {
+      sim.sim.addFault({ platform, kind: 'hang_after_create', remaining: 1, pathIncludes: '/comments' });
+    }
     for (const platform of REPLIES) {
       const path = CREATE_PATH[platform] ?? '';
       // The post goes through (a 1 ms wait takes the first create call); the comment is created and its
@@ -64,6 +63,7 @@ describe('publisher killed between the post and its first comment', () => {
         platforms: ['instagram'],
         media: { images: [{ url: 'https://cdn.example.com/1.jpg' }], video: null },
       },
+      { platforms: ['linkedin', 'facebook'] },
     ];
     const ids: string[] = [];
     for (const body of bodies) {

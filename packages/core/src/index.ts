@@ -13,6 +13,7 @@ export * from './media-fitness.js';
 export * from './media-library.js';
 export * from './media-rules.js';
 export * from './media-sniff.js';
+export * from './metrics-history.js';
 export * from './metrics-model.js';
 export * from './metrics-view.js';
 export * from './mp4-duration.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { validationError } from './app-error.js';
 import { parseDuration } from './duration.js';
 import { givenQueryValues } from './list-query-input.js';
+import { historyPointB } from './metrics-history.js';
 import { PLATFORMS, type TPlatform } from './platforms.js';
 import { zodIssues } from './zod-issues.js';
 
@@ -42,6 +43,8 @@ export interface TPostMetricsEntry {
   snapshot: TMetricSnapshot | null;
   /** Set for networks whose API reports nothing readable (Telegram): shown instead of figures. */
   unreadable: string | null;
+  /** Asked for (`?history=true`): every collection, oldest first (metrics-history.ts). */
+  history?: TMetricSnapshot[];
 }
 
 /** Networks without any readable figure, and why (shown as the network's `error`). */
@@ -54,13 +57,15 @@ export function presentPostMetricsB(postId: string, entries: TPostMetricsEntry[]
   const platforms: Record<string, unknown> = {};
   for (const entry of entries) {
     const error = entry.unreadable ?? entry.snapshot?.error ?? null;
+    const history = entry.history ? { history: entry.history.map(historyPointB) } : {};
     if (error) {
-      platforms[entry.platform] = { error };
+      platforms[entry.platform] = { error, ...history };
       continue;
     }
     platforms[entry.platform] = {
       collected_at: entry.snapshot?.collectedAt.toISOString() ?? null,
       ...(entry.snapshot?.figures ?? emptyFigures()),
+      ...history,
     };
   }
   return { post_id: postId, platforms };
@@ -71,8 +76,17 @@ export function presentPostMetricsA(postId: string, entries: TPostMetricsEntry[]
   const b = presentPostMetricsB(postId, entries);
   const platforms: Record<string, unknown> = {};
   for (const [platform, value] of Object.entries(b.platforms)) {
-    const { collected_at, ...rest } = value as Record<string, unknown>;
-    platforms[platform] = 'error' in rest ? rest : { collectedAt: collected_at, ...rest };
+    const { collected_at, history, ...rest } = value as Record<string, unknown>;
+    const points = Array.isArray(history)
+      ? {
+          history: history.map((point: Record<string, unknown>) => {
+            const { collected_at: at, ...figures } = point;
+            return { collectedAt: at, ...figures };
+          }),
+        }
+      : {};
+    platforms[platform] =
+      'error' in rest ? { ...rest, ...points } : { collectedAt: collected_at, ...rest, ...points };
   }
   return { success: true, postId, platforms };
 }

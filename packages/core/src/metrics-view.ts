@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { METRICS_HISTORY_LIMIT } from './metrics-history.js';
 import { METRIC_FIELDS } from './metrics-model.js';
 import { PLATFORMS } from './platforms.js';
 
@@ -22,6 +23,23 @@ const ZUnreadable = z.object({
 
 const ZPlatformKey = z.enum(PLATFORMS);
 
+const HISTORY = `Only with \`?history=true\`: every collection of this network, oldest first (at most the latest ${METRICS_HISTORY_LIMIT}); a collection that could not be read has \`error\` instead of figures.`;
+
+/** A history of collections, keyed `collected_at` (B) or `collectedAt` (A). */
+const history = <K extends string>(key: K) =>
+  z
+    .array(
+      z.union([
+        z.object({ [key]: z.iso.datetime(), ...figureShape } as Record<K, z.ZodISODateTime>),
+        z.object({ [key]: z.iso.datetime(), error: z.string() } as Record<K, z.ZodISODateTime>),
+      ]),
+    )
+    .optional()
+    .meta({ description: HISTORY });
+
+const ZHistoryB = history('collected_at');
+const ZHistoryA = history('collectedAt');
+
 export const ZPostMetricsB = z.object({
   post_id: z.string(),
   platforms: z
@@ -34,8 +52,9 @@ export const ZPostMetricsB = z.object({
             .nullable()
             .meta({ description: 'When the figures were read; null until the first collection.' }),
           ...figureShape,
+          history: ZHistoryB,
         }),
-        ZUnreadable,
+        ZUnreadable.extend({ history: ZHistoryB }),
       ]),
     )
     .meta({ description: 'Each network the post was published to: its latest figures, or `error`.' }),
@@ -46,7 +65,10 @@ export const ZPostMetricsA = z.object({
   postId: z.string(),
   platforms: z.partialRecord(
     ZPlatformKey,
-    z.union([z.object({ collectedAt: z.iso.datetime().nullable(), ...figureShape }), ZUnreadable]),
+    z.union([
+      z.object({ collectedAt: z.iso.datetime().nullable(), ...figureShape, history: ZHistoryA }),
+      ZUnreadable.extend({ history: ZHistoryA }),
+    ]),
   ),
 });
 

@@ -135,6 +135,13 @@ export const PERMISSIONS_META_AND_OTHERS: Partial<Record<TPlatform, readonly TPe
       doc: 'https://developers.facebook.com/docs/graph-api/reference/object/comments',
     },
     {
+      // "The same permissions required to view the parent object": a Page post, pages_read_engagement.
+      call: 'read_back_reply',
+      endpoint: 'GET /{page-post}/comments',
+      needs: ['pages_read_engagement'],
+      doc: 'https://developers.facebook.com/docs/graph-api/reference/object/comments',
+    },
+    {
       call: 'read_back',
       endpoint: 'GET /{page}/published_posts',
       needs: ['pages_read_engagement'],

@@ -83,6 +83,13 @@ export const PERMISSIONS_X_YOUTUBE_LINKEDIN_TIKTOK: Partial<Record<TPlatform, re
       doc: 'https://developers.google.com/youtube/v3/docs/commentThreads/insert',
     },
     {
+      // A first comment read back after a lost answer (1 quota unit a page).
+      call: 'read_back_reply',
+      endpoint: 'GET /youtube/v3/commentThreads?part=snippet&videoId=…&order=time',
+      needs: [YT('youtube.force-ssl')],
+      doc: 'https://developers.google.com/youtube/v3/docs/commentThreads/list',
+    },
+    {
       call: 'read_back',
       endpoint: 'GET /youtube/v3/videos?part=status (the privacy status the upload got)',
       needs: [YT_READ],
@@ -147,6 +154,15 @@ export const PERMISSIONS_X_YOUTUBE_LINKEDIN_TIKTOK: Partial<Record<TPlatform, re
           endpoint: 'GET /rest/posts?q=author',
           needs: [audience === 'member' ? 'r_member_social' : 'r_organization_social'],
           doc: LI_POSTS,
+          audience,
+          ...(audience === 'member' ? { notRequested: true as const } : {}),
+        },
+        {
+          // Comments (thread segments, first comments) read back: the same read permission as posts.
+          call: 'read_back_reply',
+          endpoint: 'GET /rest/socialActions/{urn}/comments',
+          needs: [audience === 'member' ? 'r_member_social' : 'r_organization_social'],
+          doc: 'https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/comments-api',
           audience,
           ...(audience === 'member' ? { notRequested: true as const } : {}),
         },

@@ -10,6 +10,7 @@ import {
   UNREADABLE_METRICS,
 } from '@sps/core';
 import type { TDb } from './client.js';
+import { postMetricsHistory } from './metrics-history.js';
 import { topPostsOf } from './metrics-top-posts.js';
 
 /** A published post on one network that metrics can be read for. */
@@ -80,7 +81,11 @@ const toTarget = (r: TTargetRow): TMetricTarget => ({
 export function createMetricsRepository(db: TDb) {
   return {
     /** Null when the post is not the account's; otherwise each network it was published to, with its latest snapshot. */
-    async postMetrics(accountId: string, postId: string): Promise<TPostMetricsEntry[] | null> {
+    async postMetrics(
+      accountId: string,
+      postId: string,
+      options: { history?: boolean } = {},
+    ): Promise<TPostMetricsEntry[] | null> {
       const post = await db.post.findFirst({
         where: { id: postId, accountId, deletedAt: null },
         select: { targets: { where: { status: 'succeeded' }, select: { platform: true } } },
@@ -95,12 +100,18 @@ export function createMetricsRepository(db: TDb) {
         WHERE post_id = ${postId}::uuid AND account_id = ${accountId}::uuid
         ORDER BY platform, collected_at DESC`;
       const byPlatform = new Map(latest.map((r) => [r.platform, r]));
+      const history = options.history ? await postMetricsHistory(db, accountId, postId) : null;
       return post.targets.map(({ platform }) => {
         const row = byPlatform.get(platform);
         const snapshot: TMetricSnapshot | null = row
           ? { postId, platform, collectedAt: row.collected_at, figures: figuresOf(row), error: row.error }
           : null;
-        return { platform, snapshot, unreadable: UNREADABLE_METRICS[platform] ?? null };
+        return {
+          platform,
+          snapshot,
+          unreadable: UNREADABLE_METRICS[platform] ?? null,
+          ...(history ? { history: history.get(platform) ?? [] } : {}),
+        };
       });
     },
 

@@ -1,4 +1,5 @@
 import { type Got, HTTPError } from 'got';
+import { findFacebookComment } from './comment-readback.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -135,7 +136,8 @@ export function createFacebookConnector(options: TConnectorOptions): TNetworkCon
     /**
      * The Page's own published posts since the write-ahead (`GET /{page-id}/published_posts`, newest first;
      * the Page token with pages_read_engagement), matched on the message. A video is found as its feed post,
-     * whose id then stands for it (delete works on either). Comments are not read back.
+     * whose id then stands for it (delete works on either). Comments are read from the main post's comments
+     * (comment-readback.ts).
      * https://developers.facebook.com/docs/graph-api/reference/page/published_posts/
      */
     async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
@@ -143,9 +145,9 @@ export function createFacebookConnector(options: TConnectorOptions): TNetworkCon
       if (!account.externalId) {
         return { kind: 'cannot_tell', reason: `the ${NETWORK} account has no page id to read.` };
       }
-      if (probe.root ?? probe.replyTo) {
-        return { kind: 'cannot_tell', reason: `${NETWORK} comments are not read back.` };
-      }
+      // Thread segments and first comments are comments under the main post: read from its comments.
+      const parent = probe.root ?? probe.replyTo;
+      if (parent) return findFacebookComment(http, auth(account), { ...probe, replyTo: parent }, classify);
       return findInGraphList<{ id: string; message?: string; permalink_url?: string }>({
         http,
         headers: auth(account),

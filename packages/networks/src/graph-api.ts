@@ -136,6 +136,8 @@ export interface TGraphListSearch<T extends { id: string }> {
   /** The list edge, e.g. `{user-id}/threads`. */
   path: string;
   fields: string;
+  /** More query parameters of the edge (e.g. the comments edge's `order`). */
+  params?: Record<string, string>;
   probe: TPublishedProbe;
   /** Whether an item is the segment that was sent. */
   matches: (item: T) => boolean;
@@ -161,6 +163,7 @@ export async function findInGraphList<T extends { id: string }>(
           headers: search.headers,
           searchParams: {
             fields: search.fields,
+            ...search.params,
             since: unix(windowStart(search.probe)),
             until: unix(windowEnd(search.probe)),
             limit: 50,

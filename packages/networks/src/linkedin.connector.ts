@@ -1,4 +1,5 @@
 import { HTTPError } from 'got';
+import { findLinkedInComment } from './comment-readback.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -205,7 +206,8 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
      * Find Posts by Author (`GET /rest/posts?q=author&author=…&sortBy=CREATED`, `X-RestLi-Method: FINDER`,
      * the version headers), newest first, 50 a page, at most three pages, matched on the commentary as sent
      * (escaped). Reading a member's posts needs r_member_social, which LinkedIn grants to few apps: without
-     * it LinkedIn answers 403 and the outcome stays for a person to check. Comments are not read back.
+     * it LinkedIn answers 403 and the outcome stays for a person to check. Comments are read from the main
+     * post's comments (comment-readback.ts).
      * https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api
      */
     async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
@@ -214,9 +216,9 @@ export function createLinkedInConnector(options: TConnectorOptions): TNetworkCon
       if (!author?.startsWith('urn:li:')) {
         return { kind: 'cannot_tell', reason: `the ${NETWORK} account has no author URN to read.` };
       }
-      if (probe.root ?? probe.replyTo) {
-        return { kind: 'cannot_tell', reason: `${NETWORK} comments are not read back.` };
-      }
+      // Thread segments and first comments are comments under the main post: read from its comments.
+      const parent = probe.root ?? probe.replyTo;
+      if (parent) return findLinkedInComment(http, headers(account), { ...probe, replyTo: parent }, classify);
       const sent = escapeLittleText(probe.text);
       const count = 50;
       try {

@@ -2,12 +2,15 @@ import { createHash } from 'node:crypto';
 import { youtubeDescription as sanitize, youtubeTitle as titleOf } from '@sps/core';
 import { HTTPError } from 'got';
 import { openVideoFile, type TMediaFile, transferTimeout } from './chunked-upload.js';
+import { findYoutubeComment } from './comment-readback.js';
 import type {
   TConnectorAccount,
   TConnectorOptions,
   TDeleteOutcome,
+  TFindOutcome,
   TNetworkConnector,
   TNetworkFailure,
+  TPublishedProbe,
   TPublishInput,
   TPublishOutcome,
   TRemoteRef,
@@ -271,6 +274,17 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
       } finally {
         await file.dispose();
       }
+    },
+
+    /**
+     * A first comment is read back from the video's comment threads (comment-readback.ts). An upload is
+     * never asked about: its session is saved and resumed instead (see `publish`).
+     */
+    async findPublished(probe: TPublishedProbe): Promise<TFindOutcome> {
+      const parent = probe.root ?? probe.replyTo;
+      if (parent)
+        return findYoutubeComment(http, headers(probe.account), { ...probe, replyTo: parent }, classify);
+      return { kind: 'cannot_tell', reason: `${NETWORK}'s API cannot be asked about an upload.` };
     },
 
     async delete(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome> {

@@ -11,6 +11,7 @@ export {
   type TRedisTarget,
   type TSubscriber,
 } from './connection.js';
+export { dashboardChannel, publishDashboardNotice, type TDashboardNotice } from './dashboard-notices.js';
 export {
   JOBS,
   parsePayload,

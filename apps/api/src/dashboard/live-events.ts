@@ -1,6 +1,6 @@
 import { AppError } from '@sps/core';
 import { FEED_START_ID, type TEventFeedRepository, type TFeedEvent } from '@sps/db';
-import { duplicateForSubscribe, type TRedis } from '@sps/queue';
+import { dashboardChannel, duplicateForSubscribe, type TRedis } from '@sps/queue';
 import type { Logger } from 'pino';
 
 /**
@@ -10,7 +10,10 @@ import type { Logger } from 'pino';
 export interface TLiveEvent {
   /** Outbox event id, or absent for a change notice. */
   id?: string;
-  /** An outbox type (`post.published`, `account.connected`, …) or `post.changed` (a change the outbox does not record). */
+  /**
+   * An outbox type (`post.published`, `account.connected`, …), `post.changed` (a change the outbox does not
+   * record) or `post.metrics` (a collection of the post's figures landed).
+   */
   type: string;
   post_id?: string;
   status?: string;
@@ -64,7 +67,7 @@ export class LiveEvents {
   constructor(private readonly options: TLiveEventsOptions) {}
 
   get channel(): string {
-    return `${this.options.prefix}:dash:changes`;
+    return dashboardChannel(this.options.prefix);
   }
 
   /** Open streams of one account in this process (for tests and metrics). */
@@ -153,15 +156,16 @@ export class LiveEvents {
   }
 
   private onNotice(raw: string): void {
-    let notice: { a?: unknown; p?: unknown };
+    let notice: { a?: unknown; p?: unknown; k?: unknown };
     try {
-      notice = JSON.parse(raw) as { a?: unknown; p?: unknown };
+      notice = JSON.parse(raw) as { a?: unknown; p?: unknown; k?: unknown };
     } catch {
       return;
     }
     if (typeof notice.a !== 'string') return;
     this.deliver(notice.a, {
-      type: 'post.changed',
+      // The publisher's notice that a post's figures were collected (engagement.ts).
+      type: notice.k === 'metrics' ? 'post.metrics' : 'post.changed',
       ...(typeof notice.p === 'string' ? { post_id: notice.p } : {}),
     });
   }

@@ -25,12 +25,16 @@ export function registerMetricsTools(server: McpServer, { auth, engagement }: TM
       inputSchema: {
         id: z.string().describe('The post id returned by create_post or list_posts.'),
         refresh: z.boolean().optional().describe('Also queue a collection now (default false).'),
+        history: z
+          .boolean()
+          .optional()
+          .describe("Add each network's collections over time, oldest first, as `history` (default false)."),
       },
       annotations: { readOnlyHint: false },
     },
     (args) =>
       run(async () => {
-        const entries = await engagement.postMetrics(accountId, args.id);
+        const entries = await engagement.postMetrics(accountId, args.id, { history: args.history === true });
         if (args.refresh) await engagement.refresh(accountId, args.id);
         return { ...presentPostMetricsB(args.id, entries), ...(args.refresh ? { refresh: 'queued' } : {}) };
       }),

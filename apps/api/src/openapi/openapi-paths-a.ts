@@ -1,4 +1,4 @@
-import { ZAnalyticsQuery, ZDeleteFromPlatforms, ZListQueryA } from '@sps/core';
+import { ZAnalyticsQuery, ZDeleteFromPlatforms, ZListQueryA, ZPostMetricsQuery } from '@sps/core';
 import { z } from 'zod';
 import type { TOperationSpec } from './openapi-operation.js';
 
@@ -123,8 +123,9 @@ export const OPERATIONS_A: readonly TOperationSpec[] = [
     summary: 'A published post’s latest engagement figures on each network',
     description: 'As GET /v1/posts/{id}/metrics, with `collectedAt`.',
     pathParams: { id: POST_ID },
+    query: ZPostMetricsQuery,
     success: { status: 200, description: 'The figures per network.', schema: 'PostMetricsA' },
-    errors: [401, 404, 429, 500],
+    errors: [400, 401, 404, 429, 500],
   },
   {
     method: 'post',

@@ -1,4 +1,4 @@
-import { ZAnalyticsQuery, ZDeliveryPage, ZListQueryB } from '@sps/core';
+import { ZAnalyticsQuery, ZDeliveryPage, ZListQueryB, ZPostMetricsQuery } from '@sps/core';
 import type { TOperationSpec } from './openapi-operation.js';
 
 // Variant B (`/v1`, snake_case): the routes of variant-b/posts.route.ts, accounts.route.ts, webhooks.route.ts.
@@ -74,10 +74,11 @@ export const OPERATIONS_B: readonly TOperationSpec[] = [
     operationId: 'getPostMetricsB',
     summary: 'A published post’s latest engagement figures on each network',
     description:
-      'Collected after publishing at `METRICS_COLLECT_AFTER` (default 1h, 6h, 24h, 3d, 7d, 30d) and on refresh. A figure the network does not report is null; a network that could not be read (missing permission, post gone, Telegram) has `error` instead.',
+      "Collected after publishing at `METRICS_COLLECT_AFTER` (default 1h, 6h, 24h, 3d, 7d, 30d) and on refresh. A figure the network does not report is null; a network that could not be read (missing permission, post gone, Telegram) has `error` instead. `?history=true` adds each network's collections over time as `history`, oldest first.",
     pathParams: { id: POST_ID },
+    query: ZPostMetricsQuery,
     success: { status: 200, description: 'The figures per network.', schema: 'PostMetricsB' },
-    errors: [401, 404, 429, 500],
+    errors: [400, 401, 404, 429, 500],
   },
   {
     method: 'post',

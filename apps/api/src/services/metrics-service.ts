@@ -1,4 +1,4 @@
-import { AppError, type TAnalyticsQuery, UUID_PATTERN } from '@sps/core';
+import { AppError, type TAnalyticsQuery, type TPostMetricsQuery, UUID_PATTERN } from '@sps/core';
 import type { TMetricsRepository } from '@sps/db';
 import { enqueueMetricsRefresh, type TQueues } from '@sps/queue';
 import type { WindowLimiter } from '../http/rate-limit.js';
@@ -19,9 +19,11 @@ const notFound = (postId: string) =>
 /** Engagement figures: the latest snapshot of each network, manual refreshes, analytics over a range. */
 export function createMetricsService(deps: TMetricsServiceDeps) {
   return {
-    async postMetrics(accountId: string, postId: string) {
+    async postMetrics(accountId: string, postId: string, query: TPostMetricsQuery = { history: false }) {
       // Not a post id at all: the same 404 as an unknown one (the database is not asked).
-      const entries = UUID_PATTERN.test(postId) ? await deps.metrics.postMetrics(accountId, postId) : null;
+      const entries = UUID_PATTERN.test(postId)
+        ? await deps.metrics.postMetrics(accountId, postId, { history: query.history })
+        : null;
       if (!entries) throw notFound(postId);
       return entries;
     },

@@ -1,4 +1,9 @@
-import { parseAnalyticsQuery, presentAnalyticsA, presentPostMetricsA } from '@sps/core';
+import {
+  parseAnalyticsQuery,
+  parsePostMetricsQuery,
+  presentAnalyticsA,
+  presentPostMetricsA,
+} from '@sps/core';
 import { Router } from 'express';
 import { authOf } from '../http/auth.js';
 import type { TMetricsService } from '../services/metrics-service.js';
@@ -8,7 +13,8 @@ export function metricsRouterA(engagement: TMetricsService): Router {
   const router = Router();
 
   router.get('/posts/:id/metrics', async (req, res) => {
-    const entries = await engagement.postMetrics(authOf(req).accountId, req.params.id);
+    const query = parsePostMetricsQuery(req.query as Record<string, unknown>);
+    const entries = await engagement.postMetrics(authOf(req).accountId, req.params.id, query);
     res.json(presentPostMetricsA(req.params.id, entries));
   });
 

@@ -1,4 +1,9 @@
-import { parseAnalyticsQuery, presentAnalyticsB, presentPostMetricsB } from '@sps/core';
+import {
+  parseAnalyticsQuery,
+  parsePostMetricsQuery,
+  presentAnalyticsB,
+  presentPostMetricsB,
+} from '@sps/core';
 import { Router } from 'express';
 import { authOf } from '../http/auth.js';
 import type { TMetricsService } from '../services/metrics-service.js';
@@ -8,7 +13,8 @@ export function metricsRouterB(engagement: TMetricsService): Router {
   const router = Router();
 
   router.get('/posts/:id/metrics', async (req, res) => {
-    const entries = await engagement.postMetrics(authOf(req).accountId, req.params.id);
+    const query = parsePostMetricsQuery(req.query as Record<string, unknown>);
+    const entries = await engagement.postMetrics(authOf(req).accountId, req.params.id, query);
     res.json(presentPostMetricsB(req.params.id, entries));
   });
 

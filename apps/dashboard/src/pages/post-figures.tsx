@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api } from '../api.js';
 import { FIGURE_LABELS, FIGURES, figureText, type TFigures, type TPostMetrics } from '../figures.js';
 import { asApiError, localTime } from '../ui.js';
+import { FigureHistory } from './figure-history.js';
 
 type TReadFigures = TFigures & { collected_at: string | null };
 
@@ -16,7 +17,8 @@ function FiguresPanel({ postId }: { postId: string }) {
   const [error, setError] = useState<string | null>(null);
   const metrics = useQuery({
     queryKey: ['post-metrics', postId],
-    queryFn: () => api<TPostMetrics>('GET', `/v1/posts/${postId}/metrics`),
+    // With every collection (`history`): the panel shows the latest and, under "Over time", how they went.
+    queryFn: () => api<TPostMetrics>('GET', `/v1/posts/${postId}/metrics?history=true`),
     refetchInterval: () =>
       watch && !updatedSince(watch.before) && Date.now() - watch.since < REFRESH_WATCH_MS ? 1500 : false,
   });
@@ -97,6 +99,10 @@ function FiguresPanel({ postId }: { postId: string }) {
           </table>
         </div>
       )}
+      <FigureHistory
+        postId={postId}
+        history={entries.map(([platform, value]) => [platform, value.history ?? []])}
+      />
       {unread.length > 0 && (
         <ul className="figure-errors">
           {unread.map(([platform, message]) => (

@@ -76,9 +76,9 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       path: re('/youtube/v3/videos'),
       needs: [[YT('youtube'), YT('youtube.force-ssl'), YT('youtubepartner')]],
     },
-    // commentThreads.insert and comments.delete: youtube.force-ssl only
-    // (https://developers.google.com/youtube/v3/docs/commentThreads/insert).
-    { method: 'POST', path: re('/youtube/v3/commentThreads'), needs: [YT('youtube.force-ssl')] },
+    // commentThreads.insert, commentThreads.list and comments.delete: youtube.force-ssl only
+    // (https://developers.google.com/youtube/v3/docs/commentThreads/insert, .../commentThreads/list).
+    { method: '*', path: re('/youtube/v3/commentThreads'), needs: [YT('youtube.force-ssl')] },
     { method: 'DELETE', path: re('/youtube/v3/comments'), needs: [YT('youtube.force-ssl')] },
   ],
   // Posts API (w_member_social / w_organization_social; reading by author r_member_social or
@@ -113,6 +113,15 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       path: re('/rest/(images|videos)'),
       needs: [LI_WRITE],
       resource: 'partnerApiAssets.ACTION',
+    },
+    // Reading comments: r_organization_social ("retrieve organizations' comments") or r_member_social
+    // (a member's, select developers only); the commented post's author is not in the path, so either.
+    // https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/comments-api
+    {
+      method: 'GET',
+      path: re('/rest/socialActions/[^/]+/comments'),
+      needs: [['r_organization_social', 'r_member_social']],
+      resource: 'partnerApiSocialActions.GET_ALL',
     },
     {
       method: '*',
@@ -232,6 +241,9 @@ const RULES: Partial<Record<TPlatform, TRule[]>> = {
       needs: ['pages_manage_engagement', 'pages_read_engagement'],
     },
     { method: 'GET', path: re(`${V}/${ID}/published_posts`), needs: ['pages_read_engagement'] },
+    // Reading a Page post's comments: the permission to view the post
+    // (https://developers.facebook.com/docs/graph-api/reference/object/comments).
+    { method: 'GET', path: re(`${V}/${ID}/comments`), needs: ['pages_read_engagement'] },
     { method: 'DELETE', path: re(`${V}/${ID}`), needs: ['pages_manage_posts', 'pages_read_engagement'] },
     // A Page post's counters (`?fields=shares,reactions.summary…`): the reactions edge lists
     // pages_read_engagement (https://developers.facebook.com/docs/graph-api/reference/object/reactions).

@@ -260,7 +260,7 @@ export interface paths {
         };
         /**
          * A published post’s latest engagement figures on each network
-         * @description Collected after publishing at `METRICS_COLLECT_AFTER` (default 1h, 6h, 24h, 3d, 7d, 30d) and on refresh. A figure the network does not report is null; a network that could not be read (missing permission, post gone, Telegram) has `error` instead.
+         * @description Collected after publishing at `METRICS_COLLECT_AFTER` (default 1h, 6h, 24h, 3d, 7d, 30d) and on refresh. A figure the network does not report is null; a network that could not be read (missing permission, post gone, Telegram) has `error` instead. `?history=true` adds each network's collections over time as `history`, oldest first.
          */
         get: operations["getPostMetricsB"];
         put?: never;
@@ -1107,9 +1107,59 @@ export interface components {
                     bookmarks: number | null;
                     /** @description clicks; null where the network does not report it. */
                     clicks: number | null;
+                    /** @description Only with `?history=true`: every collection of this network, oldest first (at most the latest 100); a collection that could not be read has `error` instead of figures. */
+                    history?: ({
+                        /** Format: date-time */
+                        collectedAt: string;
+                        /** @description impressions; null where the network does not report it. */
+                        impressions: number | null;
+                        /** @description views; null where the network does not report it. */
+                        views: number | null;
+                        /** @description likes; null where the network does not report it. */
+                        likes: number | null;
+                        /** @description reposts; null where the network does not report it. */
+                        reposts: number | null;
+                        /** @description replies; null where the network does not report it. */
+                        replies: number | null;
+                        /** @description quotes; null where the network does not report it. */
+                        quotes: number | null;
+                        /** @description bookmarks; null where the network does not report it. */
+                        bookmarks: number | null;
+                        /** @description clicks; null where the network does not report it. */
+                        clicks: number | null;
+                    } | {
+                        /** Format: date-time */
+                        collectedAt: string;
+                        error: string;
+                    })[];
                 } | {
                     /** @description Why this network could not be read, and what to do. */
                     error: string;
+                    /** @description Only with `?history=true`: every collection of this network, oldest first (at most the latest 100); a collection that could not be read has `error` instead of figures. */
+                    history?: ({
+                        /** Format: date-time */
+                        collectedAt: string;
+                        /** @description impressions; null where the network does not report it. */
+                        impressions: number | null;
+                        /** @description views; null where the network does not report it. */
+                        views: number | null;
+                        /** @description likes; null where the network does not report it. */
+                        likes: number | null;
+                        /** @description reposts; null where the network does not report it. */
+                        reposts: number | null;
+                        /** @description replies; null where the network does not report it. */
+                        replies: number | null;
+                        /** @description quotes; null where the network does not report it. */
+                        quotes: number | null;
+                        /** @description bookmarks; null where the network does not report it. */
+                        bookmarks: number | null;
+                        /** @description clicks; null where the network does not report it. */
+                        clicks: number | null;
+                    } | {
+                        /** Format: date-time */
+                        collectedAt: string;
+                        error: string;
+                    })[];
                 };
             };
         };
@@ -1136,9 +1186,59 @@ export interface components {
                     bookmarks: number | null;
                     /** @description clicks; null where the network does not report it. */
                     clicks: number | null;
+                    /** @description Only with `?history=true`: every collection of this network, oldest first (at most the latest 100); a collection that could not be read has `error` instead of figures. */
+                    history?: ({
+                        /** Format: date-time */
+                        collected_at: string;
+                        /** @description impressions; null where the network does not report it. */
+                        impressions: number | null;
+                        /** @description views; null where the network does not report it. */
+                        views: number | null;
+                        /** @description likes; null where the network does not report it. */
+                        likes: number | null;
+                        /** @description reposts; null where the network does not report it. */
+                        reposts: number | null;
+                        /** @description replies; null where the network does not report it. */
+                        replies: number | null;
+                        /** @description quotes; null where the network does not report it. */
+                        quotes: number | null;
+                        /** @description bookmarks; null where the network does not report it. */
+                        bookmarks: number | null;
+                        /** @description clicks; null where the network does not report it. */
+                        clicks: number | null;
+                    } | {
+                        /** Format: date-time */
+                        collected_at: string;
+                        error: string;
+                    })[];
                 } | {
                     /** @description Why this network could not be read, and what to do. */
                     error: string;
+                    /** @description Only with `?history=true`: every collection of this network, oldest first (at most the latest 100); a collection that could not be read has `error` instead of figures. */
+                    history?: ({
+                        /** Format: date-time */
+                        collected_at: string;
+                        /** @description impressions; null where the network does not report it. */
+                        impressions: number | null;
+                        /** @description views; null where the network does not report it. */
+                        views: number | null;
+                        /** @description likes; null where the network does not report it. */
+                        likes: number | null;
+                        /** @description reposts; null where the network does not report it. */
+                        reposts: number | null;
+                        /** @description replies; null where the network does not report it. */
+                        replies: number | null;
+                        /** @description quotes; null where the network does not report it. */
+                        quotes: number | null;
+                        /** @description bookmarks; null where the network does not report it. */
+                        bookmarks: number | null;
+                        /** @description clicks; null where the network does not report it. */
+                        clicks: number | null;
+                    } | {
+                        /** Format: date-time */
+                        collected_at: string;
+                        error: string;
+                    })[];
                 };
             };
         };
@@ -2066,7 +2166,10 @@ export interface operations {
     };
     getPostMetricsA: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true adds `history` to each network: its collections, oldest first (at most the latest 100). */
+                history?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description A post id from create or list. */
@@ -2085,6 +2188,7 @@ export interface operations {
                     "application/json": components["schemas"]["PostMetricsA"];
                 };
             };
+            400: components["responses"]["ErrorA400"];
             401: components["responses"]["ErrorA401"];
             404: components["responses"]["ErrorA404"];
             429: components["responses"]["ErrorA429"];
@@ -2364,7 +2468,10 @@ export interface operations {
     };
     getPostMetricsB: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true adds `history` to each network: its collections, oldest first (at most the latest 100). */
+                history?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description A post id from create or list. */
@@ -2386,6 +2493,7 @@ export interface operations {
                     "application/json": components["schemas"]["PostMetricsB"];
                 };
             };
+            400: components["responses"]["ErrorB400"];
             401: components["responses"]["ErrorB401"];
             404: components["responses"]["ErrorB404"];
             429: components["responses"]["ErrorB429"];
