@@ -225,7 +225,13 @@ export function createApi({
     rateLimits,
     idempotent,
   };
-  const staging = tusStaging ?? createTusStaging(env.mediaStorage, env.MEDIA_DIR);
+  const staging =
+    tusStaging ??
+    createTusStaging(env.mediaStorage, env.MEDIA_DIR, {
+      redis,
+      storage,
+      prefix: env.QUEUE_PREFIX,
+    });
   const tusShared = { locker: tusLocker, reservations: tusReservations };
   const tusUploads = tusUploadsHandler({ media, staging, publicUrl: env.publicUrl, logger, ...tusShared });
   // The dashboard's composer uploads large files with tus behind its session (and CSRF token). Its Location
