@@ -29,7 +29,8 @@ function imageUrlsOf(post: TPostView | undefined): string {
 
 /**
  * A PUT body with only what the person changed (Variant B changes only the fields it is given), so what the
- * form cannot show (a video, alt text, a reply's media) stays as it is.
+ * form cannot show (a video, alt text, a reply's media) stays as it is. Files uploaded while editing are
+ * added to the post's images (with their alt text), and an uploaded video takes the place of the post's.
  */
 function changesOf(
   post: TPostView,
@@ -42,6 +43,7 @@ function changesOf(
     firstComment: string;
   },
   urls: string[],
+  uploaded: ReturnType<typeof attachmentsMedia>,
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (form.content !== post.content) body.content = form.content;
@@ -53,9 +55,23 @@ function changesOf(
       content,
       ...(before[i]?.media_urls?.length ? { media_urls: before[i]?.media_urls } : {}),
     }));
-  if (form.mediaUrls.trim() !== imageUrlsOf(post).trim())
-    body.media =
-      urls.length > 0 ? { images: urls.map((url) => ({ url })), video: post.media?.video ?? null } : null;
+  if (
+    form.mediaUrls.trim() !== imageUrlsOf(post).trim() ||
+    uploaded.images.length > 0 ||
+    uploaded.video !== null
+  ) {
+    // Images kept from the post keep their alt text; the form shows them by URL only.
+    const altOf = new Map((post.media?.images ?? []).map((i) => [i.url, i.alt_text]));
+    const images = [
+      ...urls.map((url) => {
+        const alt = altOf.get(url);
+        return alt ? { url, alt_text: alt } : { url };
+      }),
+      ...uploaded.images,
+    ];
+    const video = uploaded.video ?? post.media?.video ?? null;
+    body.media = images.length > 0 || video ? { images, video } : null;
+  }
   if (form.firstComment !== (post.first_comment ?? ''))
     body.first_comment = form.firstComment.trim() ? form.firstComment : null;
   if (form.scheduledFor !== toLocalInput(post.scheduled_for))
@@ -152,6 +168,7 @@ export function Composer({
           post,
           { content, platforms, segments, mediaUrls, scheduledFor, firstComment },
           urls,
+          uploaded,
         );
         let message = 'Nothing was changed.';
         if (Object.keys(changes).length > 0) {
@@ -293,14 +310,12 @@ export function Composer({
 
       <label htmlFor="media">Image URLs (one per line)</label>
       <textarea id="media" rows={2} value={mediaUrls} onChange={(e) => setMediaUrls(e.target.value)} />
-      {!post && (
-        <MediaAttachments
-          attachments={attachments}
-          setAttachments={setAttachments}
-          platforms={platforms}
-          imageUrls={urls}
-        />
-      )}
+      <MediaAttachments
+        attachments={attachments}
+        setAttachments={setAttachments}
+        platforms={platforms}
+        imageUrls={urls}
+      />
       <FieldError id="media-error" message={error?.forField('media')} />
       {urls.length > 0 && (
         <div className="previews">
@@ -334,13 +349,13 @@ export function Composer({
       {notice && <p role="status">{notice}</p>}
       {post ? (
         <div className="actions">
-          <button type="submit" disabled={busy || violations.length > 0}>
+          <button type="submit" disabled={busy || uploading || violations.length > 0}>
             Save changes
           </button>
           {(post.status === 'draft' || post.status === 'scheduled') && (
             <button
               type="button"
-              disabled={busy || violations.length > 0}
+              disabled={busy || uploading || violations.length > 0}
               onClick={() => submit('save-publish')}
             >
               Save and publish
