@@ -11,6 +11,8 @@ import request from 'supertest';
 import { startS3Server, type TS3Server } from '../../../packages/storage/test/s3-server.js';
 import { createApi } from '../src/app.js';
 import { createLogger } from '../src/logger.js';
+import { SharedTusStaging } from '../src/media/tus-shared-staging.js';
+import { TUS_EXPIRATION_MS } from '../src/media/tus-staging.js';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
 
 const TUS = { 'Tus-Resumable': '1.0.0' };
@@ -146,5 +148,22 @@ describe('tus uploads across two API instances on S3 storage', () => {
     expect((await request(a).delete(path).set(bearer(key)).set(TUS)).status).toBe(204);
     expect(await api.storage.stat(`tus-staging/${id}/0`)).toBeNull();
     expect((await head(b, path)).status).toBe(404);
+  });
+
+  it('the hourly sweep removes an expired upload: its pieces and its state', async () => {
+    const { path, id } = await createOn(a, 2 * MB);
+    expect((await patch(b, path, 0, randomBytes(MB))).status).toBe(204);
+    // Created 25 hours ago, as far as the index of unfinished uploads knows.
+    await api.redis.zadd(`${api.env.QUEUE_PREFIX}:tus:uploads`, Date.now() - 25 * 3600_000, id);
+    const staging = new SharedTusStaging({
+      redis: api.redis,
+      storage: api.storage,
+      prefix: api.env.QUEUE_PREFIX,
+      expirationMs: TUS_EXPIRATION_MS,
+    });
+    expect(await staging.deleteExpired()).toBe(1);
+    expect(await api.storage.stat(`tus-staging/${id}/0`)).toBeNull();
+    expect((await head(a, path)).status).toBe(404);
+    expect(await staging.deleteExpired()).toBe(0);
   });
 });

@@ -12,7 +12,10 @@ export interface TRedisLockerOptions {
   prefix: string;
   /** How long a request waits for the lock before it is answered 500 ERR_LOCK_TIMEOUT (tus default 30 s). */
   acquireTimeoutMs?: number;
-  /** A lock whose holder died (process killed) lapses after this; the holder extends it while it lives. */
+  /**
+   * A lock whose holder died (process killed) lapses after this (default 20 s, under the 30 s a waiting
+   * request waits, so the request that finds it still gets it); the holder extends it while it lives.
+   */
   ttlMs?: number;
   /** How often a waiting request retries, and a holder looks for a release request. */
   pollMs?: number;
@@ -36,7 +39,7 @@ export class RedisLocker implements Locker {
     readonly options: TRedisLockerOptions,
   ) {
     this.acquireTimeoutMs = options.acquireTimeoutMs ?? 30_000;
-    this.ttlMs = options.ttlMs ?? 30_000;
+    this.ttlMs = options.ttlMs ?? 20_000;
     this.pollMs = options.pollMs ?? 200;
   }
 
