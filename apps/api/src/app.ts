@@ -33,7 +33,9 @@ import { requestLog } from './http/request-log.js';
 import { mcpRouter } from './mcp/mcp.route.js';
 import { mediaServeRouter } from './media/media-serve.route.js';
 import { createMediaService } from './media/media-service.js';
-import { createTusStaging } from './media/tus-staging.js';
+import { RedisLocker } from './media/tus-redis-locker.js';
+import { createTusReservations } from './media/tus-reservations.js';
+import { createTusStaging, TUS_EXPIRATION_MS } from './media/tus-staging.js';
 import { type TTusStaging, tusUploadsHandler } from './media/tus-uploads.js';
 import { oauthCallbackRouter } from './oauth/oauth-callback.route.js';
 import { openApiRouter } from './openapi/openapi.route.js';
@@ -85,7 +87,10 @@ export function createApi({
 }: TApiDeps): TApi {
   const storage = givenStorage ?? createStorage(env.mediaStorage);
   const mediaRepository = createMediaRepository(db);
-  const media = createMediaService({ media: mediaRepository, storage });
+  // Shared by every API instance through Redis: unfinished tus uploads' quota and their locks.
+  const tusReservations = createTusReservations(redis, env.QUEUE_PREFIX, TUS_EXPIRATION_MS);
+  const tusLocker = new RedisLocker(redis, { prefix: env.QUEUE_PREFIX });
+  const media = createMediaService({ media: mediaRepository, storage, reservations: tusReservations });
   const accountsRepo = createAccountRepository(db);
   const settings = createSettingsRepository(db);
   const metrics = createApiMetrics(queues);
@@ -220,8 +225,15 @@ export function createApi({
     rateLimits,
     idempotent,
   };
-  const staging = tusStaging ?? createTusStaging(env.mediaStorage, env.MEDIA_DIR);
-  const tusUploads = tusUploadsHandler({ media, staging, publicUrl: env.publicUrl, logger });
+  const staging =
+    tusStaging ??
+    createTusStaging(env.mediaStorage, env.MEDIA_DIR, {
+      redis,
+      storage,
+      prefix: env.QUEUE_PREFIX,
+    });
+  const tusShared = { locker: tusLocker, reservations: tusReservations };
+  const tusUploads = tusUploadsHandler({ media, staging, publicUrl: env.publicUrl, logger, ...tusShared });
   // The dashboard's composer uploads large files with tus behind its session (and CSRF token). Its Location
   // is a path (no PUBLIC_URL origin): the page's CSP lets it talk to its own origin only, whatever PUBLIC_URL.
   const dashboardTus = tusUploadsHandler({
@@ -231,6 +243,7 @@ export function createApi({
     logger,
     path: '/dashboard/api/v1/media/uploads',
     sweepExpired: false,
+    ...tusShared,
   });
   const depsB = { ...depsA, settings, webhooks, connect, tusUploads };
   app.use('/v1', variantBRouter(depsB));

@@ -15,8 +15,8 @@ function testVideo(totalBytes: number): Buffer {
   return video;
 }
 
-// Uploaded videos (POST /v1/media) published through the simulator: the publisher spools each from the media
-// store to a temporary file and sends it in pieces (256 KiB here, so a small file takes many); the simulator
+// Uploaded videos (POST /v1/media) published through the simulator: the publisher reads each from the media
+// store (here a directory: the item's own file, read in place) and sends it in pieces (256 KiB here, so a small file takes many); the simulator
 // checks each network's piece rules and hashes what it assembled.
 describe('streaming uploaded videos to the networks in pieces', () => {
   let api: TTestApi;

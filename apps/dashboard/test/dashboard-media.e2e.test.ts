@@ -178,4 +178,39 @@ describe('dashboard media in a browser', () => {
     expect(await page.locator('#media-error').textContent()).toMatch(/tiktok does not accept \.png/);
     await page.close();
   });
+
+  it('uploads a photo while editing a saved draft: added to its images, the ones it had keep their alt text', async () => {
+    const created = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(apiKey))
+      .send({
+        content: 'A draft edited with an upload',
+        platforms: ['twitter'],
+        media: { images: [{ url: 'https://images.example/kept.jpg', alt_text: 'The kept one' }] },
+      });
+    expect(created.status).toBe(201);
+    const page = await rig.signedIn();
+    await page.locator(`tr[data-post-id="${created.body.id}"]`).getByRole('button', { name: 'Edit' }).click();
+    const editor = page.getByRole('form', { name: 'Edit the post' });
+    await editor
+      .getByLabel(/Photos or a video/)
+      .setInputFiles({ name: 'edit.jpg', mimeType: 'image/jpeg', buffer: jpeg });
+    await editor.getByRole('img', { name: 'Thumbnail of edit.jpg' }).waitFor();
+    await editor.getByLabel('Alt text for edit.jpg').fill('Added while editing');
+    // Saving waits for the upload to finish (the button is disabled until then).
+    await editor.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved; the post is now a draft.' }).waitFor();
+
+    const post = await request(api.app).get(`/v1/posts/${created.body.id}`).set(bearer(apiKey));
+    const library = await request(api.app).get('/v1/media').set(bearer(apiKey));
+    const item = (library.body.media as { url: string; size_bytes: number }[]).find(
+      (m) => post.body.media.images[1]?.url === m.url,
+    );
+    expect(item?.size_bytes).toBe(jpeg.length);
+    expect(post.body.media.images).toEqual([
+      { url: 'https://images.example/kept.jpg', alt_text: 'The kept one' },
+      { url: item?.url, alt_text: 'Added while editing' },
+    ]);
+    await page.close();
+  });
 });

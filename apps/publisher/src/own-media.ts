@@ -7,7 +7,18 @@ import { StorageNotFoundError, type TStorage } from '@sps/storage';
  * follows from the id, so no database read and no HTTP request to our own API is needed.
  */
 export function ownMediaSource(publicUrl: string, storage: TStorage): TOwnMediaSource {
+  const localPath = storage.localPath?.bind(storage);
   return {
+    ...(localPath
+      ? {
+          async localFile(url: string) {
+            const id = ownMediaId(publicUrl, url);
+            if (!id) return null;
+            const key = mediaStorageKey(id);
+            return (await storage.stat(key)) ? { found: true, path: localPath(key) } : { found: false };
+          },
+        }
+      : {}),
     async open(url) {
       const id = ownMediaId(publicUrl, url);
       if (!id) return null;

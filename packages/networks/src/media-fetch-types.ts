@@ -58,6 +58,11 @@ export interface TOwnMediaSource {
   open(
     url: string,
   ): Promise<{ found: true; stream: AsyncIterable<Buffer> & { destroy(): void } } | { found: false } | null>;
+  /**
+   * The item's file when the store is a local directory (MEDIA_STORAGE=fs): videos are then sent from it in
+   * place instead of being copied to a temporary file first. Null for other URLs or stores.
+   */
+  localFile?(url: string): Promise<{ found: true; path: string } | { found: false } | null>;
 }
 
 export interface TMediaFetchConfig {

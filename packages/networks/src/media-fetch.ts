@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { declaredType, mediaTypeProblem, SNIFF_BYTES, sniffMedia } from '@sps/core';
@@ -12,8 +12,9 @@ import {
   type TAddressPolicy,
 } from './address-guard.js';
 import type { TFailureKind } from './connector.js';
+import type { TStep } from './http-client.js';
 import { fitImage } from './image-fit.js';
-import type { TFetchMedia, TMediaFetchConfig } from './media-fetch-types.js';
+import type { TFetchMedia, TMediaFetchConfig, TSpooledMedia } from './media-fetch-types.js';
 
 export type {
   TFetchedMedia,
@@ -127,6 +128,46 @@ async function spoolCapped(
   const problem = mediaTypeProblem('video', declared, sniffed);
   if (problem) throw new MediaRefusal('rejected', problem);
   return { size: total, type: sniffed?.type ?? 'application/octet-stream' };
+}
+
+/**
+ * A media library video in a filesystem store, sent from its own file (no temporary copy): the same size and
+ * type checks as a spooled one; `dispose` leaves the file alone. Items are immutable and a publishing post's
+ * items cannot be deleted (media_in_use), so the file stays put while it is sent.
+ */
+async function inPlace(
+  local: { found: true; path: string } | { found: false },
+  url: string,
+  network: string,
+  maxBytes: number,
+  accept: readonly string[] | undefined,
+): Promise<TStep<TSpooledMedia>> {
+  const refuse = (reason: string) => ({
+    ok: false as const,
+    failure: {
+      kind: 'rejected' as const,
+      message: `Could not use the video ${shown(url)} for ${network}: ${reason}. Fix the media URL or file and retry.`,
+    },
+  });
+  if (!local.found) return refuse('the uploaded media item no longer exists');
+  const handle = await open(local.path, 'r').catch(() => null);
+  if (!handle) return refuse('the uploaded media item no longer exists');
+  try {
+    const { size } = await handle.stat();
+    if (size > maxBytes)
+      return refuse(`the file is larger than ${network} accepts for a video (${maxBytes} bytes)`);
+    const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
+    await handle.read(head, 0, head.length, 0);
+    const sniffed = sniffMedia(head);
+    const problem = mediaTypeProblem('video', '', sniffed);
+    if (problem) return refuse(problem);
+    const type = sniffed?.type ?? 'application/octet-stream';
+    if (accept && !accept.includes(type))
+      return refuse(`the file is a ${type} video, a type ${network} does not take`);
+    return { ok: true, value: { path: local.path, size, type, dispose: async () => undefined } };
+  } finally {
+    await handle.close();
+  }
 }
 
 function refusalOf(err: unknown, timedOut: boolean): MediaRefusal {
@@ -363,6 +404,8 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
   };
 
   fetchMedia.toFile = async ({ url, network, maxBytes, accept }) => {
+    const local = await config.ownMedia?.localFile?.(url);
+    if (local) return inPlace(local, url, network, maxBytes, accept);
     const dir = await mkdtemp(join(tmpdir(), 'sps-media-'));
     const dispose = () => rm(dir, { recursive: true, force: true });
     const path = join(dir, 'video');

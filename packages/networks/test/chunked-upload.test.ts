@@ -1,5 +1,8 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mp4DurationSeconds } from '@sps/core';
 import { mp4MoovOf, openVideoFile, withVideoFile } from '../src/chunked-upload.js';
@@ -77,5 +80,49 @@ describe('chunked-upload: a video spooled to a temporary file, read in pieces', 
     ).rejects.toThrow('connection reset');
     expect(paths).toHaveLength(3);
     for (const path of paths) expect(existsSync(path)).toBe(false);
+  });
+
+  it('sends a media library video in a filesystem store from its own file: no copy, left in place', async () => {
+    const store = await mkdtemp(join(tmpdir(), 'sps-store-'));
+    try {
+      const item = join(store, 'item.mp4');
+      await writeFile(item, clip);
+      await writeFile(join(store, 'note.txt'), 'not a video at all, just some text');
+      const files: Record<string, string> = { 'https://sps.example/media/a.mp4': item };
+      files['https://sps.example/media/b.mp4'] = join(store, 'note.txt');
+      const ownFetcher = createMediaFetcher({
+        ownMedia: {
+          open: async () => {
+            throw new Error('a local item is not streamed to a copy');
+          },
+          localFile: async (url) =>
+            url in files
+              ? { found: true, path: files[url] as string }
+              : url.includes('/media/')
+                ? { found: false }
+                : null,
+        },
+      });
+      const own = (url: string, maxBytes = 10_000_000) => ({ url, network: 'Test', maxBytes });
+      const opened = await openVideoFile(ownFetcher, own('https://sps.example/media/a.mp4'));
+      if (!opened.ok) throw new Error(opened.failure.message);
+      const pieces: Buffer[] = [];
+      for await (const piece of opened.value.pieces(1_000_000)) pieces.push(piece.bytes);
+      expect(sha256(Buffer.concat(pieces))).toBe(sha256(clip));
+      await opened.value.dispose();
+      expect(existsSync(item)).toBe(true);
+      // The same checks as a spooled copy: size, type, existence.
+      const tooLarge = await openVideoFile(ownFetcher, own('https://sps.example/media/a.mp4', 1000));
+      expect(tooLarge.ok ? null : tooLarge.failure).toMatchObject({
+        kind: 'rejected',
+        message: /larger than Test/,
+      });
+      const text = await openVideoFile(ownFetcher, own('https://sps.example/media/b.mp4'));
+      expect(text.ok ? null : text.failure.kind).toBe('rejected');
+      const gone = await openVideoFile(ownFetcher, own('https://sps.example/media/c.mp4'));
+      expect(gone.ok ? null : gone.failure.message).toMatch(/no longer exists/);
+    } finally {
+      await rm(store, { recursive: true, force: true });
+    }
   });
 });

@@ -58,6 +58,7 @@ export function createFsStorage(root: string): TStorage {
   };
   return {
     kind: 'fs',
+    localPath: pathOf,
     async put(key, body, options = {}) {
       const target = pathOf(key);
       await mkdir(dirname(target), { recursive: true });

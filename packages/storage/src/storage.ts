@@ -40,6 +40,11 @@ export interface TStorage {
   delete(key: string): Promise<void>;
   /** A time-limited URL anyone may GET the object from, where the store offers one (S3); else null. */
   presign(key: string, expiresInSeconds: number): Promise<string | null>;
+  /**
+   * The object's file on this machine, where the store is a directory (fs): a reader may open it in place
+   * instead of copying it. Objects are written whole and renamed into place, never changed afterwards.
+   */
+  localPath?(key: string): string;
 }
 
 export class StorageNotFoundError extends Error {

@@ -52,22 +52,38 @@ export function tooLarge(message: string, details: Record<string, unknown>): App
   });
 }
 
-export function createMediaService(deps: { media: TMediaRepository; storage: TStorage }) {
+export function createMediaService(deps: {
+  media: TMediaRepository;
+  storage: TStorage;
+  /** Quota bytes unfinished tus uploads hold (their declared Upload-Length), if tus uploads are served. */
+  reservations?: { heldBytes(accountId: string, exceptUpload?: string): Promise<number> };
+}) {
   const { media, storage } = deps;
 
-  /** The limits an upload of `plan` is held to, with what the account already keeps. */
-  async function allowance(accountId: string, plan: string) {
+  /**
+   * The limits an upload of `plan` is held to, with what the account already keeps (`used`) and what its
+   * unfinished tus uploads hold (`held`, but `exceptUpload`'s: the upload being stored counts once).
+   */
+  async function allowance(accountId: string, plan: string, exceptUpload?: string) {
     const limits = mediaLimitsOf(plan);
-    const used = await media.usedBytes(accountId);
-    return { ...limits, used, left: Math.max(0, limits.quotaBytes - used) };
+    const [used, held] = await Promise.all([
+      media.usedBytes(accountId),
+      deps.reservations?.heldBytes(accountId, exceptUpload) ?? 0,
+    ]);
+    return { ...limits, used, held, left: Math.max(0, limits.quotaBytes - used - held) };
   }
 
   /**
    * Streams `body` into the store, checking as the bytes pass: the type from the first bytes (415), the
    * per-file cap of that type and the quota left (413). A refused upload leaves nothing in the store.
    */
-  async function store(accountId: string, plan: string, body: Readable): Promise<TStoredUpload> {
-    const limits = await allowance(accountId, plan);
+  async function store(
+    accountId: string,
+    plan: string,
+    body: Readable,
+    exceptUpload?: string,
+  ): Promise<TStoredUpload> {
+    const limits = await allowance(accountId, plan, exceptUpload);
     const id = randomUUID();
     const key = mediaStorageKey(id);
     const headChunks: Buffer[] = [];

@@ -1,21 +1,27 @@
 import { join } from 'node:path';
 import type { TMediaStorageConfig } from '@sps/core';
+import type { TRedis } from '@sps/queue';
+import type { TStorage } from '@sps/storage';
 import { FileStore } from '@tus/file-store';
+import { SharedTusStaging } from './tus-shared-staging.js';
 import type { TTusStaging } from './tus-uploads.js';
 
 /** Unfinished tus uploads older than this are removed by `cleanUpExpiredUploads`. */
 export const TUS_EXPIRATION_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Where unfinished tus uploads wait: files under `MEDIA_DIR/tus-staging`, with either media store. A
- * finished upload is streamed from there into the media store (filesystem or S3).
- *
- * Not `@tus/s3-store` for MEDIA_STORAGE=s3 (which would let any API instance take the next PATCH): it needs
- * S3's ListParts, which the local S3 API server the tests run against (s3rver) does not implement, so that
- * path could not be tested here. With several API instances and S3, route `/v1/media/uploads/*` of one
- * upload to one instance (sticky sessions) or share MEDIA_DIR between them. See docs: known gaps.
+ * Where unfinished tus uploads wait. MEDIA_STORAGE=s3: pieces in the bucket and state in Redis
+ * (`SharedTusStaging`), so any API instance takes any request of an upload. MEDIA_STORAGE=fs: files under
+ * `MEDIA_DIR/tus-staging` (tus's FileStore, which keeps the bytes of a PATCH cut short); several instances
+ * need MEDIA_DIR shared anyway for the media themselves, and the Redis lock makes their tus requests safe on
+ * it. A finished upload is streamed from staging into the media store.
  */
-export function createTusStaging(config: TMediaStorageConfig, mediaDir: string): TTusStaging {
+export function createTusStaging(
+  config: TMediaStorageConfig,
+  mediaDir: string,
+  shared: { redis: TRedis; storage: TStorage; prefix: string },
+): TTusStaging {
+  if (config.kind === 's3') return new SharedTusStaging({ ...shared, expirationMs: TUS_EXPIRATION_MS });
   return new FileStore({
     directory: join(config.kind === 'fs' ? config.dir : mediaDir, 'tus-staging'),
     expirationPeriodInMilliseconds: TUS_EXPIRATION_MS,

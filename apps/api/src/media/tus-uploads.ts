@@ -3,12 +3,13 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { AppError, MEDIA_LIMITS } from '@sps/core';
 import { Server } from '@tus/server';
-import type { DataStore } from '@tus/utils';
+import { type DataStore, EVENTS, type Locker } from '@tus/utils';
 import type { Request as ExpressRequest, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { bodyB } from '../http/error-handler.js';
 import { STATUS_B, toAppError } from '../http/error-mapping.js';
 import type { TMediaService } from './media-service.js';
+import { ownerPrefix, type TTusReservations } from './tus-reservations.js';
 
 /** A staging store of unfinished uploads that can also read a finished one back as a stream. */
 export type TTusStaging = DataStore & { read(id: string): Readable | Promise<Readable> };
@@ -44,8 +45,6 @@ function deferredLengthRefusal() {
   );
 }
 
-const ownerPrefix = (accountId: string) => accountId.replace(/-/g, '').toLowerCase();
-
 /** A tus error answer from an AppError: the status of Variant B and its JSON body. */
 function tusError(error: unknown) {
   const appError = toAppError(error);
@@ -59,6 +58,10 @@ function tusError(error: unknown) {
  * plan's per-file cap and the quota left at creation. When the last byte arrives the file is streamed from
  * the staging store into the media store and becomes an item, whose id is the `Media-Id` header of that
  * final PATCH answer. Alt text may come as `alt_text` in Upload-Metadata.
+ *
+ * Several API instances: with `locker` (Redis) one upload's requests may reach any instance, provided the
+ * staging store is shared too; with `reservations` the declared Upload-Length holds its part of the quota
+ * from creation until the upload finishes, is terminated or expires.
  */
 export function tusUploadsHandler(deps: {
   media: TMediaService;
@@ -72,15 +75,23 @@ export function tusUploadsHandler(deps: {
    * /dashboard). Both may share one staging store: an upload's id names its account either way.
    */
   path?: string;
+  /** tus's lock of an upload across API instances (default: tus's in-process MemoryLocker). */
+  locker?: Locker;
+  reservations?: TTusReservations;
   /** Whether this handler sweeps the staging store's expired uploads (one handler per store is enough). */
   sweepExpired?: boolean;
 }): RequestHandler {
   const { media, staging } = deps;
   const path = deps.path ?? '/v1/media/uploads';
   staging.extensions = staging.extensions.filter((extension) => !UNOFFERED_EXTENSIONS.has(extension));
+  const releaseQuota = (id: string) =>
+    deps.reservations
+      ?.release(id)
+      .catch((err: unknown) => deps.logger.warn({ err }, 'tus quota reservation release failed'));
   const server = new Server({
     path,
     datastore: staging,
+    ...(deps.locker ? { locker: deps.locker } : {}),
     generateUrl: (_req, { id }) => `${deps.publicUrl}${path}/${id}`,
     getFileIdFromRequest: (_req, lastPath) => (lastPath && UPLOAD_ID.test(lastPath) ? lastPath : undefined),
     namingFunction: (req) => `${ownerPrefix(authOfTus(req).accountId)}${randomBytes(16).toString('hex')}`,
@@ -101,20 +112,36 @@ export function tusUploadsHandler(deps: {
       if (upload.size === undefined) throw deferredLengthRefusal();
       const auth = authOfTus(req);
       const limits = await media.allowance(auth.accountId, auth.plan);
-      if (upload.size > limits.left) {
-        throw tusError(
+      const overQuota = (heldBytes: number) =>
+        tusError(
           new AppError('payload_too_large', "The upload would pass this account's media storage quota", {
             issues: [{ field: 'Upload-Length', message: 'is more than the quota left' }],
-            details: { quota_bytes: limits.quotaBytes, used_bytes: limits.used, plan: auth.plan },
+            details: {
+              quota_bytes: limits.quotaBytes,
+              used_bytes: limits.used,
+              reserved_bytes: heldBytes,
+              plan: auth.plan,
+            },
+            fix: 'Finish or terminate (DELETE) the unfinished uploads of this account, or delete media items.',
           }),
         );
+      if (upload.size > limits.left) throw overQuota(limits.held);
+      if (deps.reservations) {
+        // Atomic with the other uploads' reservations: of two created together, one may be refused here.
+        const outcome = await deps.reservations.reserve(
+          auth.accountId,
+          upload.id,
+          upload.size,
+          Math.max(0, limits.quotaBytes - limits.used),
+        );
+        if (!outcome.reserved) throw overQuota(outcome.heldBytes);
       }
       return { metadata: upload.metadata ?? {} };
     },
     async onUploadFinish(req, upload) {
       const auth = authOfTus(req);
       try {
-        const stored = await media.store(auth.accountId, auth.plan, await staging.read(upload.id));
+        const stored = await media.store(auth.accountId, auth.plan, await staging.read(upload.id), upload.id);
         const alt = upload.metadata?.alt_text ?? upload.metadata?.altText ?? null;
         if (alt !== null && alt.length > 1000) {
           await media.discard(stored);
@@ -138,6 +165,7 @@ export function tusUploadsHandler(deps: {
           ?.res;
         if (req.method === 'POST' && nodeRes) nodeRes.once('close', () => void cleanup());
         else await cleanup();
+        await releaseQuota(upload.id);
       }
     },
     onResponseError: async (_req, error) => {
@@ -147,6 +175,8 @@ export function tusUploadsHandler(deps: {
       return tusError(error);
     },
   });
+  // A terminated upload (DELETE) gives its bytes back; an expired one's reservation lapses on its own.
+  server.on(EVENTS.POST_TERMINATE, (_req, _res, id) => void releaseQuota(id));
   // Uploads left unfinished past the staging store's expiration (24 h) are removed hourly.
   if (deps.sweepExpired !== false) {
     const cleanup = setInterval(

@@ -24,8 +24,9 @@ const upload = (altText: 'alt_text' | 'altText'): TJsonSchema => ({
 
 const UPLOAD_DESCRIPTION =
   'Streamed to the media store, never held whole in memory. Per-file caps and the account quota depend on the ' +
-  'plan (see the docs); over either is 413, a file no network takes 415. For large files use the tus 1.0 ' +
-  'endpoint `/v1/media/uploads` (resumable).';
+  'plan (see the docs); over either is 413, a file no network takes 415. Unfinished tus uploads hold their ' +
+  'declared Upload-Length of the quota until they finish, are terminated or expire. For large files use the ' +
+  'tus 1.0 endpoint `/v1/media/uploads` (resumable).';
 
 export const MEDIA_OPERATIONS_B: readonly TOperationSpec[] = [
   {

@@ -1,5 +1,6 @@
 // The composer's form against a post being edited: datetime-local values and the PUT body of what changed.
 import type { TPostView } from '../api.js';
+import type { attachmentsMedia } from './media-attachments.js';
 
 /** An ISO instant as the value of a datetime-local input, in the viewer's time zone. */
 export function toLocalInput(iso: string | null): string {
@@ -14,7 +15,8 @@ export function imageUrlsOf(post: TPostView | undefined): string {
 
 /**
  * A PUT body with only what the person changed (Variant B changes only the fields it is given), so what the
- * form cannot show (a video, alt text, a reply's media) stays as it is.
+ * form cannot show (a video, alt text, a reply's media) stays as it is. Files uploaded while editing are
+ * added to the post's images (with their alt text), and an uploaded video takes the place of the post's.
  */
 export function changesOf(
   post: TPostView,
@@ -27,6 +29,7 @@ export function changesOf(
     firstComment: string;
   },
   urls: string[],
+  uploaded: ReturnType<typeof attachmentsMedia>,
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (form.content !== post.content) body.content = form.content;
@@ -38,9 +41,23 @@ export function changesOf(
       content,
       ...(before[i]?.media_urls?.length ? { media_urls: before[i]?.media_urls } : {}),
     }));
-  if (form.mediaUrls.trim() !== imageUrlsOf(post).trim())
-    body.media =
-      urls.length > 0 ? { images: urls.map((url) => ({ url })), video: post.media?.video ?? null } : null;
+  if (
+    form.mediaUrls.trim() !== imageUrlsOf(post).trim() ||
+    uploaded.images.length > 0 ||
+    uploaded.video !== null
+  ) {
+    // Images kept from the post keep their alt text; the form shows them by URL only.
+    const altOf = new Map((post.media?.images ?? []).map((i) => [i.url, i.alt_text]));
+    const images = [
+      ...urls.map((url) => {
+        const alt = altOf.get(url);
+        return alt ? { url, alt_text: alt } : { url };
+      }),
+      ...uploaded.images,
+    ];
+    const video = uploaded.video ?? post.media?.video ?? null;
+    body.media = images.length > 0 || video ? { images, video } : null;
+  }
   if (form.firstComment !== (post.first_comment ?? ''))
     body.first_comment = form.firstComment.trim() ? form.firstComment : null;
   if (form.scheduledFor !== toLocalInput(post.scheduled_for))

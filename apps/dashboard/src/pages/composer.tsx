@@ -77,6 +77,7 @@ export function Composer({
           post,
           { content, platforms, segments, mediaUrls, scheduledFor, firstComment },
           urls,
+          uploaded,
         );
         let message = 'Nothing was changed.';
         if (Object.keys(changes).length > 0) {
@@ -220,14 +221,12 @@ export function Composer({
 
       <label htmlFor="media">Image URLs (one per line)</label>
       <textarea id="media" rows={2} value={mediaUrls} onChange={(e) => setMediaUrls(e.target.value)} />
-      {!post && (
-        <MediaAttachments
-          attachments={attachments}
-          setAttachments={setAttachments}
-          platforms={platforms}
-          imageUrls={urls}
-        />
-      )}
+      <MediaAttachments
+        attachments={attachments}
+        setAttachments={setAttachments}
+        platforms={platforms}
+        imageUrls={urls}
+      />
       <FieldError id="media-error" message={error?.forField('media')} />
       {urls.length > 0 && (
         <div className="previews">
@@ -261,13 +260,13 @@ export function Composer({
       {notice && <p role="status">{notice}</p>}
       {post ? (
         <div className="actions">
-          <button type="submit" disabled={busy || violations.length > 0}>
+          <button type="submit" disabled={busy || uploading || violations.length > 0}>
             Save changes
           </button>
           {(post.status === 'draft' || post.status === 'scheduled') && (
             <button
               type="button"
-              disabled={busy || violations.length > 0}
+              disabled={busy || uploading || violations.length > 0}
               onClick={() => submit('save-publish')}
             >
               Save and publish

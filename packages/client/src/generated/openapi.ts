@@ -467,7 +467,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a media item (multipart/form-data: one `file` part, optional `altText`)
-         * @description Streamed to the media store, never held whole in memory. Per-file caps and the account quota depend on the plan (see the docs); over either is 413, a file no network takes 415. For large files use the tus 1.0 endpoint `/v1/media/uploads` (resumable).
+         * @description Streamed to the media store, never held whole in memory. Per-file caps and the account quota depend on the plan (see the docs); over either is 413, a file no network takes 415. Unfinished tus uploads hold their declared Upload-Length of the quota until they finish, are terminated or expire. For large files use the tus 1.0 endpoint `/v1/media/uploads` (resumable).
          */
         post: operations["uploadMediaA"];
         delete?: never;
@@ -506,7 +506,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a media item (multipart/form-data: one `file` part, optional `alt_text`)
-         * @description Streamed to the media store, never held whole in memory. Per-file caps and the account quota depend on the plan (see the docs); over either is 413, a file no network takes 415. For large files use the tus 1.0 endpoint `/v1/media/uploads` (resumable).
+         * @description Streamed to the media store, never held whole in memory. Per-file caps and the account quota depend on the plan (see the docs); over either is 413, a file no network takes 415. Unfinished tus uploads hold their declared Upload-Length of the quota until they finish, are terminated or expire. For large files use the tus 1.0 endpoint `/v1/media/uploads` (resumable).
          */
         post: operations["uploadMediaB"];
         delete?: never;
