@@ -1,10 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PLATFORMS, secretBox, type TPlatform } from '@sps/core';
+import { PLATFORMS, secretBox, type TPlatform, ZRedisClusterNodes } from '@sps/core';
 import { createDb, createSocialAccountRepository, type TDb } from '@sps/db';
 import { createTestAccount, createTestDatabase, type TTestDatabase, testPrefix } from '@sps/db/testing';
-import { bullPrefix, createQueues, type TQueues } from '@sps/queue';
-import { Redis } from 'ioredis';
+import {
+  bullPrefix,
+  createQueues,
+  createRedisFactory,
+  deleteKeysMatching,
+  keysMatching,
+  type TQueues,
+  type TRedis,
+} from '@sps/queue';
 import { freePort, startNode, type TChild, waitUntil } from './processes.js';
 
 // Scale-out: TWO API processes and TWO publisher processes (the built entry points, as deployed) plus the
@@ -14,6 +21,8 @@ import { freePort, startNode, type TChild, waitUntil } from './processes.js';
 // must be one counter shared by both APIs, and every queue key must carry the `{prefix}` hash tag.
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** `.ci/run` runs this file again on a local Redis Cluster by setting it; every child process gets it too. */
+const REDIS_CLUSTER_NODES = process.env.REDIS_CLUSTER_NODES ?? '';
 /** Variant B free tier per-minute limit for the shared-counter check (RATE_LIMIT_B_TIERS). */
 const FREE_PER_MINUTE = 12;
 const POSTS = Number(process.env.SCALE_OUT_POSTS ?? 120);
@@ -83,7 +92,7 @@ describe('scale-out: two APIs and two publishers on one Redis and one PostgreSQL
   const children: TChild[] = [];
   let database: TTestDatabase | undefined;
   let db: TDb | undefined;
-  let redis: Redis | undefined;
+  let redis: TRedis | undefined;
   let queues: TQueues | undefined;
   let simUrl = '';
   const apiUrls: string[] = [];
@@ -104,7 +113,10 @@ describe('scale-out: two APIs and two publishers on one Redis and one PostgreSQL
   beforeAll(async () => {
     database = await createTestDatabase();
     db = createDb(database.url, { poolMax: 3 });
-    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    redis = createRedisFactory({
+      url: REDIS_URL,
+      clusterNodes: ZRedisClusterNodes.parse(REDIS_CLUSTER_NODES),
+    }).worker();
     queues = createQueues(redis, prefix);
 
     const sim = track(startNode('network-sim', 'apps/network-sim/dist/main.js', { SIM_PORT: '0' }));
@@ -114,6 +126,7 @@ describe('scale-out: two APIs and two publishers on one Redis and one PostgreSQL
       NODE_ENV: 'production',
       DATABASE_URL: database.url,
       REDIS_URL,
+      REDIS_CLUSTER_NODES,
       QUEUE_PREFIX: prefix,
       ENCRYPTION_KEY: encryptionKey,
       LOG_LEVEL: 'warn',
@@ -204,8 +217,7 @@ describe('scale-out: two APIs and two publishers on one Redis and one PostgreSQL
     await queues?.close().catch(() => undefined);
     if (redis) {
       // Leave nothing of this run's prefix behind.
-      const keys = await scanKeys(redis, `*${prefix}*`).catch(() => [] as string[]);
-      for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500)).catch(() => 0);
+      await deleteKeysMatching(redis, `*${prefix}*`).catch(() => 0);
       await redis.quit().catch(() => undefined);
     }
     await db?.$disconnect().catch(() => undefined);
@@ -460,7 +472,8 @@ describe('scale-out: two APIs and two publishers on one Redis and one PostgreSQL
   }, 420_000);
 
   it('every queue key of the run carries the {prefix} hash tag (Redis Cluster slot)', async () => {
-    const keys = await scanKeys(redis!, `*${prefix}*`);
+    // Every master of a cluster (SCAN sees one node's keys only), or the one server.
+    const keys = await keysMatching(redis!, `*${prefix}*`);
     const tag = bullPrefix(prefix);
     const tagged = keys.filter((k) => k.startsWith(`${tag}:`));
     const untagged = keys.filter((k) => !k.startsWith(`${tag}:`));
@@ -499,14 +512,3 @@ describe('scale-out: two APIs and two publishers on one Redis and one PostgreSQL
     publishers = [];
   }, 60_000);
 });
-
-async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [nextCursor, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = nextCursor;
-    keys.push(...batch);
-  } while (cursor !== '0');
-  return keys;
-}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TPlatform } from '@sps/core';
 import type { TRunningSim } from '@sps/network-sim';
-import { JOBS } from '@sps/queue';
+import { JOBS, masterNodes } from '@sps/queue';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import { simCounts, sleep, waitUntil } from './support.js';
@@ -34,19 +34,26 @@ describe('losing every Redis key', () => {
   afterAll(() => api.close());
 
   /**
-   * Deletes every key of the deployment's prefix in one atomic script: a running publisher writes its
-   * bookkeeping keys (locks, markers) again right after, so "no keys left" checked afterwards was a race.
+   * Deletes every key of the deployment's prefix, one atomic script per server: a running publisher writes its
+   * bookkeeping keys (locks, markers) again right after, so a SCAN-then-DEL could miss or race them. On a
+   * Redis Cluster the script runs on each master (KEYS sees that node's keys only) and deletes key by key
+   * (a multi-key DEL across slots is refused); no wipe spans the masters atomically, each node's does.
    */
   async function wipeRedis(): Promise<number> {
-    const deleted = await api.redis.eval(
-      `local keys = redis.call('KEYS', ARGV[1])
-       for i = 1, #keys, 500 do redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys))) end
-       return #keys`,
-      0,
-      `*${api.env.QUEUE_PREFIX}*`,
-    );
-    expect(Number(deleted)).toBeGreaterThan(0);
-    return Number(deleted);
+    let deleted = 0;
+    for (const server of masterNodes(api.redis)) {
+      deleted += Number(
+        await server.eval(
+          `local keys = redis.call('KEYS', ARGV[1])
+           for i = 1, #keys do redis.call('DEL', keys[i]) end
+           return #keys`,
+          0,
+          `*${api.env.QUEUE_PREFIX}*`,
+        ),
+      );
+    }
+    expect(deleted).toBeGreaterThan(0);
+    return deleted;
   }
 
   async function createB(body: Record<string, unknown>): Promise<string> {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createWebhookDeliveryRepository } from '@sps/db';
+import { deleteKeysMatching } from '@sps/queue';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import { makeCertificate, startReceiver, type TCertificate, type TReceiver } from './support/receiver.js';
@@ -42,6 +43,8 @@ describe('webhooks worker crash and Redis loss', () => {
         NODE_ENV: 'test',
         DATABASE_URL: api.env.DATABASE_URL,
         REDIS_URL: api.env.REDIS_URL,
+        // The same cluster as the in-process API when `.ci/run` runs this file on one.
+        REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? '',
         QUEUE_PREFIX: api.env.QUEUE_PREFIX,
         ENCRYPTION_KEY,
         NODE_EXTRA_CA_CERTS: cert.certPath,
@@ -130,8 +133,8 @@ describe('webhooks worker crash and Redis loss', () => {
     // Dispatch the first event only (delivery row, no job), then lose everything in Redis.
     const dispatched = await createWebhookDeliveryRepository(api.db).dispatchBatch(1);
     expect(dispatched.deliveries).toHaveLength(1);
-    const keys = await api.redis.keys(`*${api.env.QUEUE_PREFIX}*`);
-    if (keys.length > 0) await api.redis.del(...keys);
+    // Every master of a cluster (KEYS/SCAN see one node's keys only), or the one server.
+    await deleteKeysMatching(api.redis, `*${api.env.QUEUE_PREFIX}*`);
 
     // The dispatcher takes the undispatched event; the already-dispatched delivery has no job and only the
     // reconciler (run by the job scheduler as soon as the worker upserts it) can bring it back.

@@ -207,14 +207,35 @@ export class ClusterSubscriber extends EventEmitter implements TSubscriber {
 }
 
 /**
+ * The servers holding keys: every master of a cluster, or the one server. Commands that see one node's keys
+ * only (SCAN, KEYS, FLUSHALL, a keyless script) must run on each of them.
+ */
+export function masterNodes(redis: TRedis): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
+}
+
+/** Every key matching `pattern`, on one server or across a cluster's masters (tests and benches). */
+export async function keysMatching(redis: TRedis, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const server of masterNodes(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
+  return found;
+}
+
+/**
  * Deletes every key matching `pattern` (tests and benches cleaning their prefix). On a cluster each master
  * is scanned on its own (SCAN and KEYS see one node's keys only) and keys are deleted one by one, as a
  * multi-key DEL across slots is refused.
  */
 export async function deleteKeysMatching(redis: TRedis, pattern: string): Promise<number> {
-  const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];
   let deleted = 0;
-  for (const server of servers) {
+  for (const server of masterNodes(redis)) {
     let cursor = '0';
     do {
       const [next, keys] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);

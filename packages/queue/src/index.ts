@@ -4,6 +4,8 @@ export {
   createRedisFactory,
   deleteKeysMatching,
   duplicateForSubscribe,
+  keysMatching,
+  masterNodes,
   type TConnectionOptions,
   type TRedis,
   type TRedisFactory,
