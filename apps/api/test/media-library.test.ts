@@ -83,6 +83,15 @@ describe('media library (/v1/media, /api/media, /media/…)', () => {
     expect(a2.body.media.id).toBe(a1.body.media.id);
   });
 
+  it("records a video's displayed size: a portrait phone video (landscape frames turned a quarter) is tall", async () => {
+    const turned = fakeMp4(4, 20_000, { width: 1920, height: 1080, quarterTurn: true });
+    const video = await upload(Buffer.from(turned), 'portrait.mp4');
+    expect(video.status).toBe(201);
+    expect(video.body).toMatchObject({ type: 'video', width: 1080, height: 1920, duration_s: 4 });
+    const flat = await upload(Buffer.from(fakeMp4(4, 20_000, { width: 1920, height: 1080 })), 'flat.mp4');
+    expect(flat.body).toMatchObject({ width: 1920, height: 1080 });
+  });
+
   it('reads an MP4 duration from its moov box; a GIF is type gif', async () => {
     const video = await upload(Buffer.from(fakeMp4(12.5, 200_000)), 'clip.bin');
     expect(video.status).toBe(201);

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { mp4DurationSeconds, mp4VideoSize } from '@sps/core';
+import { mp4DisplaySize, mp4DurationSeconds } from '@sps/core';
 import type { TStorage } from '@sps/storage';
 import sharp from 'sharp';
 
@@ -59,7 +59,9 @@ export async function mp4Header(storage: TStorage, key: string, size: number): P
       const moov = await collect(
         await storage.get(key, { start: offset, end: Math.min(offset + boxSize, size) - 1 }),
       );
-      const dimensions = mp4VideoSize(moov);
+      // The size a player shows (a portrait phone video is stored as landscape frames plus a quarter turn): the
+      // one the networks' aspect rules and the composer's fitness look at.
+      const dimensions = mp4DisplaySize(moov);
       return {
         durationS: mp4DurationSeconds(moov),
         width: dimensions?.width ?? null,
