@@ -3,6 +3,7 @@ import type { TLoadedPost } from '@sps/db';
 import type { TConnectorAccount, TNetworkFailure, TRemoteRef } from '@sps/networks';
 import type { TPublisherContext } from './context.js';
 import { resolveUnanswered } from './readback.js';
+import { failureAfterRenewal } from './renewal-failure.js';
 import type { TNetworkOutcome } from './target-outcomes.js';
 
 type TRef = TRemoteRef & { url: string };
@@ -112,7 +113,7 @@ export async function sendFirstComment(
     if (renewed?.ok) {
       credentials = { ...credentials, token: renewed.token };
       outcome = await connector.publish({ ...input, account: credentials });
-    }
+    } else outcome = { ok: false, failure: failureAfterRenewal(outcome.failure, renewed) };
   }
   if (outcome.ok) {
     await record(outcome);

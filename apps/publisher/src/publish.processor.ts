@@ -15,6 +15,7 @@ import { sendFirstComment } from './first-comment.js';
 import { LaneFullError, type TLanePlace, type TPublishLanes } from './publish-lanes.js';
 import { networkDone, readyToSend } from './publish-steps.js';
 import { resolveUnanswered, settleDoubt, type TUnanswered } from './readback.js';
+import { failureAfterRenewal } from './renewal-failure.js';
 import { failTarget, type TNetworkOutcome } from './target-outcomes.js';
 
 /** Thrown to make BullMQ retry the job later; carries the longest wait a network asked for. */
@@ -173,7 +174,7 @@ async function publishNetwork(
       if (renewed?.ok) {
         credentials = { ...credentials, token: renewed.token };
         outcome = await connector.publish({ ...input, account: credentials });
-      }
+      } else outcome = { ok: false, failure: failureAfterRenewal(outcome.failure, renewed) };
     }
     if (!outcome.ok && outcome.pending) {
       // The network is still processing the media: the connector saved where it is and the segment stays
