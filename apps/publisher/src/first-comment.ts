@@ -95,7 +95,18 @@ export async function sendFirstComment(
     if (asked.settled) return asked.retry ? { retry: asked.retry } : null;
   }
   const since = existing?.createdAt ?? new Date();
-  await ctx.publishing.markSending(post.id, platform, index, idempotencyKey);
+  // Claimed over the row as loaded: another run of this job (a stalled job taken again) sends nothing.
+  if (
+    !(await ctx.publishing.markSending(post.id, platform, index, idempotencyKey, existing?.attempts ?? 0))
+  ) {
+    return {
+      retry: {
+        retry: true,
+        retryAfterMs: undefined,
+        message: `${platform}: first comment taken by another run`,
+      },
+    };
+  }
   const sentAt = new Date();
   const input = {
     text,

@@ -145,7 +145,17 @@ async function publishNetwork(
     }
 
     const since = existing?.createdAt ?? new Date();
-    await ctx.publishing.markSending(post.id, platform, item.segmentIndex, idempotencyKey);
+    // Claimed over the row as loaded: another run of this job (a stalled job taken again) sends nothing.
+    if (
+      !(await ctx.publishing.markSending(
+        post.id,
+        platform,
+        item.segmentIndex,
+        idempotencyKey,
+        existing?.attempts ?? 0,
+      ))
+    )
+      return { retry: true, retryAfterMs: undefined, message: `${platform}: segment taken by another run` };
     // The settle wait counts from this send, not from the first write-ahead: a segment sent again (after a
     // 429, a crash, a stalled job) may still be being stored by the network.
     const sentAt = new Date();
