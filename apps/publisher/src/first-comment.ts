@@ -107,7 +107,6 @@ export async function sendFirstComment(
       },
     };
   }
-  const sentAt = new Date();
   const input = {
     text,
     media: null,
@@ -132,7 +131,8 @@ export async function sendFirstComment(
   }
   const { failure } = outcome;
   if (failure.outcomeUnknown) {
-    const lastSent = failure.duplicate && existing ? existing.lastSentAt : sentAt;
+    // From now, when the answer was given up: the request may still land (see publish.processor.ts).
+    const lastSent = failure.duplicate && existing ? existing.lastSentAt : new Date();
     const asked = await doubt(since, lastSent, false);
     if (asked.settled) return asked.retry ? { retry: asked.retry } : null;
   }

@@ -156,9 +156,6 @@ async function publishNetwork(
       ))
     )
       return { retry: true, retryAfterMs: undefined, message: `${platform}: segment taken by another run` };
-    // The settle wait counts from this send, not from the first write-ahead: a segment sent again (after a
-    // 429, a crash, a stalled job) may still be being stored by the network.
-    const sentAt = new Date();
     const input: Omit<TPublishInput, 'account'> = {
       text: item.text,
       media,
@@ -212,9 +209,10 @@ async function publishNetwork(
       continue;
     }
     if (outcome.failure.outcomeUnknown && !progress) {
-      // The request left and no answer came: the network may hold it already (the timeout case).
-      // A send refused as a duplicate posted nothing: the settle wait counts from the send before it.
-      const lastSent = outcome.failure.duplicate && existing ? existing.lastSentAt : sentAt;
+      // The request left and no answer came: the network may hold it already (the timeout case), or store
+      // it still (the request given up on may land later), so the settle wait counts from now. A send
+      // refused as a duplicate posted nothing: the settle wait counts from the send before it.
+      const lastSent = outcome.failure.duplicate && existing ? existing.lastSentAt : new Date();
       const decision = await resolveUnanswered(ctx, unanswered(since, lastSent, false));
       if (decision.do === 'record') {
         await record(item.segmentIndex, decision.remote);
