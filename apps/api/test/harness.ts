@@ -90,6 +90,8 @@ export interface TTestApiOptions {
   /** How long the in-process publisher trusts a network's idempotency key after a send (default: real lifetimes). */
   keyTrustMs?: Partial<Record<TPlatform, number>>;
   networkTimeoutMs?: number;
+  /** How long the in-process publisher waits for another holder of an account's token-refresh lock (default 20 s). */
+  tokenLockWaitMs?: number;
   /** Media processing checks of the in-process publisher (default: every 10 ms, at most 10 s of wall time). */
   processingWait?: { intervalMs: number; maxWaitMs: number };
   /** MEDIA_ALLOW_PRIVATE_URLS of the in-process publisher (default true: test media servers are on loopback). */
@@ -202,7 +204,12 @@ export async function startTestApi(
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
       twitterAllowance: env.twitterAllowance,
       mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
-      oauth: { apps: env.oauthApps, baseUrls: env.networkBaseUrls, timeoutMs: opts.networkTimeoutMs ?? 2000 },
+      oauth: {
+        apps: env.oauthApps,
+        baseUrls: env.networkBaseUrls,
+        timeoutMs: opts.networkTimeoutMs ?? 2000,
+        ...(opts.tokenLockWaitMs ? { lockWaitMs: opts.tokenLockWaitMs } : {}),
+      },
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
       ...(opts.metricsCollectAfterMs ? { engagement: { collectAfterMs: opts.metricsCollectAfterMs } } : {}),
       ...(opts.metricsReadBudget

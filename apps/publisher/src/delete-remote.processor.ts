@@ -3,6 +3,7 @@ import { parsePayload } from '@sps/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { TPublisherContext } from './context.js';
 import { connectorAccount } from './credentials.js';
+import { failureAfterRenewal } from './renewal-failure.js';
 
 /**
  * Variant A delete with `deleteFromPlatforms`: removes every sent segment where the network's API
@@ -40,6 +41,7 @@ export async function processDeleteRemote(
       // An expired token (a Bluesky session, an X token) gets one refresh and one more try, as a publish does.
       const renewed = await ctx.tokens.afterUnauthorized(account.id, loaded.token);
       if (renewed?.ok) outcome = await connector.delete({ ...loaded, token: renewed.token }, remote);
+      else outcome = { ok: false, failure: failureAfterRenewal(outcome.failure, renewed) };
     }
     if (outcome.ok) {
       deleted += 1;

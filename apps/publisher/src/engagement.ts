@@ -9,6 +9,7 @@ import type { TMetricsRead, TNetworkFailure } from '@sps/networks';
 import type { TPublisherContext } from './context.js';
 import { connectorAccount } from './credentials.js';
 import type { TReadBudget } from './metrics-budget.js';
+import { failureAfterRenewal } from './renewal-failure.js';
 
 /** A read the network refused for a while (rate limit, outage): the job is retried, what was read is kept. */
 export class ReadLaterError extends Error {
@@ -130,7 +131,7 @@ export async function collectTargets(
         await take();
         result.calls += 1;
         outcome = await connector.readMetrics(loaded, refs);
-      }
+      } else outcome = { ok: false, failure: failureAfterRenewal(outcome.failure, renewed) };
     }
     if (!outcome.ok) {
       const { failure } = outcome;

@@ -3,6 +3,7 @@ import type { TLoadedPost } from '@sps/db';
 import type { TConnectorAccount, TNetworkFailure, TRemoteRef } from '@sps/networks';
 import type { TPublisherContext } from './context.js';
 import { resolveUnanswered } from './readback.js';
+import { failureAfterRenewal } from './renewal-failure.js';
 import type { TNetworkOutcome } from './target-outcomes.js';
 
 type TRef = TRemoteRef & { url: string };
@@ -94,8 +95,18 @@ export async function sendFirstComment(
     if (asked.settled) return asked.retry ? { retry: asked.retry } : null;
   }
   const since = existing?.createdAt ?? new Date();
-  await ctx.publishing.markSending(post.id, platform, index, idempotencyKey);
-  const sentAt = new Date();
+  // Claimed over the row as loaded: another run of this job (a stalled job taken again) sends nothing.
+  if (
+    !(await ctx.publishing.markSending(post.id, platform, index, idempotencyKey, existing?.attempts ?? 0))
+  ) {
+    return {
+      retry: {
+        retry: true,
+        retryAfterMs: undefined,
+        message: `${platform}: first comment taken by another run`,
+      },
+    };
+  }
   const input = {
     text,
     media: null,
@@ -112,7 +123,7 @@ export async function sendFirstComment(
     if (renewed?.ok) {
       credentials = { ...credentials, token: renewed.token };
       outcome = await connector.publish({ ...input, account: credentials });
-    }
+    } else outcome = { ok: false, failure: failureAfterRenewal(outcome.failure, renewed) };
   }
   if (outcome.ok) {
     await record(outcome);
@@ -120,7 +131,8 @@ export async function sendFirstComment(
   }
   const { failure } = outcome;
   if (failure.outcomeUnknown) {
-    const lastSent = failure.duplicate && existing ? existing.lastSentAt : sentAt;
+    // From now, when the answer was given up: the request may still land (see publish.processor.ts).
+    const lastSent = failure.duplicate && existing ? existing.lastSentAt : new Date();
     const asked = await doubt(since, lastSent, false);
     if (asked.settled) return asked.retry ? { retry: asked.retry } : null;
   }

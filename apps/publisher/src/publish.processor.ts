@@ -15,6 +15,7 @@ import { sendFirstComment } from './first-comment.js';
 import { LaneFullError, type TLanePlace, type TPublishLanes } from './publish-lanes.js';
 import { networkDone, readyToSend } from './publish-steps.js';
 import { resolveUnanswered, settleDoubt, type TUnanswered } from './readback.js';
+import { failureAfterRenewal } from './renewal-failure.js';
 import { failTarget, type TNetworkOutcome } from './target-outcomes.js';
 
 /** Thrown to make BullMQ retry the job later; carries the longest wait a network asked for. */
@@ -144,10 +145,17 @@ async function publishNetwork(
     }
 
     const since = existing?.createdAt ?? new Date();
-    await ctx.publishing.markSending(post.id, platform, item.segmentIndex, idempotencyKey);
-    // The settle wait counts from this send, not from the first write-ahead: a segment sent again (after a
-    // 429, a crash, a stalled job) may still be being stored by the network.
-    const sentAt = new Date();
+    // Claimed over the row as loaded: another run of this job (a stalled job taken again) sends nothing.
+    if (
+      !(await ctx.publishing.markSending(
+        post.id,
+        platform,
+        item.segmentIndex,
+        idempotencyKey,
+        existing?.attempts ?? 0,
+      ))
+    )
+      return { retry: true, retryAfterMs: undefined, message: `${platform}: segment taken by another run` };
     const input: Omit<TPublishInput, 'account'> = {
       text: item.text,
       media,
@@ -173,7 +181,7 @@ async function publishNetwork(
       if (renewed?.ok) {
         credentials = { ...credentials, token: renewed.token };
         outcome = await connector.publish({ ...input, account: credentials });
-      }
+      } else outcome = { ok: false, failure: failureAfterRenewal(outcome.failure, renewed) };
     }
     if (!outcome.ok && outcome.pending) {
       // The network is still processing the media: the connector saved where it is and the segment stays
@@ -201,9 +209,10 @@ async function publishNetwork(
       continue;
     }
     if (outcome.failure.outcomeUnknown && !progress) {
-      // The request left and no answer came: the network may hold it already (the timeout case).
-      // A send refused as a duplicate posted nothing: the settle wait counts from the send before it.
-      const lastSent = outcome.failure.duplicate && existing ? existing.lastSentAt : sentAt;
+      // The request left and no answer came: the network may hold it already (the timeout case), or store
+      // it still (the request given up on may land later), so the settle wait counts from now. A send
+      // refused as a duplicate posted nothing: the settle wait counts from the send before it.
+      const lastSent = outcome.failure.duplicate && existing ? existing.lastSentAt : new Date();
       const decision = await resolveUnanswered(ctx, unanswered(since, lastSent, false));
       if (decision.do === 'record') {
         await record(item.segmentIndex, decision.remote);

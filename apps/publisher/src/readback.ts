@@ -7,6 +7,7 @@ import type {
   TRemoteRef,
 } from '@sps/networks';
 import type { TPublisherContext } from './context.js';
+import { failureAfterRenewal } from './renewal-failure.js';
 import { failTarget, type TNetworkOutcome, unknownTarget } from './target-outcomes.js';
 
 /**
@@ -142,7 +143,7 @@ async function ask(
     if (renewed?.ok) {
       account = { ...account, token: renewed.token };
       outcome = await connector.findPublished(probeOf(ctx, u, account, until));
-    }
+    } else outcome = { kind: 'failed', failure: failureAfterRenewal(outcome.failure, renewed) };
   }
   return { outcome, account };
 }

@@ -161,31 +161,41 @@ export function createPublishBatches(db: TDb) {
     });
   });
 
-  const sending = batchLoader<TSegmentKey & { idempotencyKey: string }, true>(async (items) => {
-    // Only for posts that still exist: a post deleted while publishing fails its own caller, not the batch.
-    const { rows } = await sqlOf(db).query<{ post_id: string; platform: string; segment_index: number }>({
-      name: 'segment_sending_many',
-      text: `INSERT INTO segment_deliveries
+  // A claim, not just a record: the row is written only over the state its caller read (no row, or the
+  // attempts count it saw, never a sent one). Two runs of one job (a stalled job taken again while its first
+  // run still sends) read the same state; the second write finds the first's and claims nothing, so only
+  // one of them sends. The count seen rides in the proposed row (`attempts` = seen + 1).
+  const sending = batchLoader<TSegmentKey & { idempotencyKey: string; seenAttempts: number }, boolean>(
+    async (items) => {
+      // Only for posts that still exist: a post deleted while publishing claims nothing.
+      const { rows } = await sqlOf(db).query<{ post_id: string; platform: string; segment_index: number }>({
+        name: 'segment_claim_many',
+        text: `INSERT INTO segment_deliveries
                    (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at, last_sent_at)
                  SELECT gen_random_uuid(), u.post_id, u.platform::"Platform", u.segment_index, u.idempotency_key,
-                        'sending', 1, $5, $5
-                 FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[])
-                      AS u(post_id, platform, segment_index, idempotency_key)
+                        'sending', u.seen + 1, $5, $5
+                 FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $6::int[])
+                      AS u(post_id, platform, segment_index, idempotency_key, seen)
                  WHERE EXISTS (SELECT 1 FROM posts p WHERE p.id = u.post_id)
                  ON CONFLICT (post_id, platform, segment_index) DO UPDATE SET
                    status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $5,
                    last_sent_at = $5
+                 WHERE segment_deliveries.status <> 'sent' AND segment_deliveries.attempts = EXCLUDED.attempts - 1
                  RETURNING post_id, platform::text AS platform, segment_index`,
-      values: [
-        items.map((k) => k.postId),
-        items.map((k) => k.platform),
-        items.map((k) => k.segmentIndex),
-        items.map((k) => k.idempotencyKey),
-        new Date(),
-      ],
-    });
-    return answer(items, segmentKey, segmentAnswers(rows), () => notUpdated('segment'));
-  }, segmentKey);
+        values: [
+          items.map((k) => k.postId),
+          items.map((k) => k.platform),
+          items.map((k) => k.segmentIndex),
+          items.map((k) => k.idempotencyKey),
+          new Date(),
+          items.map((k) => k.seenAttempts),
+        ],
+      });
+      const claimed = segmentAnswers(rows);
+      return items.map((k) => claimed.has(segmentKey(k)));
+    },
+    segmentKey,
+  );
 
   type TSent = TSegmentKey & { remoteId: string; remoteUrl: string; meta?: Record<string, string> };
   const sent = batchLoader<TSent, true>(async (items) => {
@@ -326,9 +336,25 @@ export function createPublishBatches(db: TDb) {
     /** Everything the publisher needs for one attempt, read fresh from PostgreSQL. */
     loadForPublish: (postId: string): Promise<TLoadedPost | null> => loads.load(postId.toLowerCase()),
 
-    /** Write-ahead: the segment is about to be sent. A crash after this leaves `sending` = outcome unknown. */
-    async markSending(postId: string, platform: TPlatform, segmentIndex: number, idempotencyKey: string) {
-      await sending.load({ postId: postId.toLowerCase(), platform, segmentIndex, idempotencyKey });
+    /**
+     * Write-ahead: the segment is about to be sent. A crash after this leaves `sending` = outcome unknown.
+     * `seenAttempts` is the row's attempts count as the caller read it (0: no row): false when the row has
+     * moved on since (another run claimed or sent the segment) or the post is gone; nothing may be sent then.
+     */
+    markSending(
+      postId: string,
+      platform: TPlatform,
+      segmentIndex: number,
+      idempotencyKey: string,
+      seenAttempts: number,
+    ): Promise<boolean> {
+      return sending.load({
+        postId: postId.toLowerCase(),
+        platform,
+        segmentIndex,
+        idempotencyKey,
+        seenAttempts,
+      });
     },
 
     /** Recorded the moment the network answers, so the segment is never sent again. */

@@ -96,11 +96,11 @@ describe('publisher batches', () => {
       publishingPost('gone', ['twitter']),
     ]);
     await db.post.delete({ where: { id: gone.id } });
-    const settled = await Promise.allSettled([
-      repo.markSending(kept.id, 'twitter', 0, 'k'),
-      repo.markSending(gone.id, 'twitter', 0, 'g'),
+    const claimed = await Promise.all([
+      repo.markSending(kept.id, 'twitter', 0, 'k', 0),
+      repo.markSending(gone.id, 'twitter', 0, 'g', 0),
     ]);
-    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect(claimed).toEqual([true, false]);
     expect((await repo.loadForPublish(kept.id))?.segments).toEqual([
       expect.objectContaining({ platform: 'twitter', segmentIndex: 0, status: 'sending' }),
     ]);
@@ -187,9 +187,9 @@ describe('publisher batches', () => {
     const repo = createPublishRepository(db);
     const { post } = await publishingPost('segments', ['twitter']);
     await Promise.all([
-      repo.markSending(post.id, 'twitter', 0, 'key-0'),
-      repo.markSending(post.id, 'twitter', 0, 'key-0'),
-      repo.markSending(post.id, 'twitter', 1, 'key-1'),
+      repo.markSending(post.id, 'twitter', 0, 'key-0', 0),
+      repo.markSending(post.id, 'twitter', 0, 'key-0', 1),
+      repo.markSending(post.id, 'twitter', 1, 'key-1', 0),
     ]);
     const [sent, missing] = await Promise.allSettled([
       repo.markSent(post.id, 'twitter', 0, {
@@ -205,6 +205,27 @@ describe('publisher batches', () => {
     const byIndex = new Map(loaded?.segments.map((s) => [s.segmentIndex, s]));
     expect(byIndex.get(0)).toMatchObject({ status: 'sent', remoteId: 'r0', meta: { cid: 'c' }, attempts: 2 });
     expect(byIndex.get(1)).toMatchObject({ status: 'sending', remoteId: null, attempts: 1 });
+  });
+
+  it('a write-ahead claims the segment over the state its caller read: a second run of the job claims nothing', async () => {
+    const repo = createPublishRepository(db);
+    const { post } = await publishingPost('claims', ['twitter']);
+    // Two runs of one job both read no row: in one batch or one after the other, only the first claims.
+    expect(
+      await Promise.all([
+        repo.markSending(post.id, 'twitter', 0, 'k', 0),
+        repo.markSending(post.id, 'twitter', 0, 'k', 0),
+      ]),
+    ).toEqual([true, false]);
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 0)).toBe(false);
+    // A resend over the row as read (attempts 1) claims it; a run that read the same row afterwards does not.
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 1)).toBe(true);
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 1)).toBe(false);
+    // A sent segment is never claimed again, whatever count was read.
+    await repo.markSent(post.id, 'twitter', 0, { remoteId: 'r0', remoteUrl: 'https://n.test/r0' });
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 2)).toBe(false);
+    const [row] = (await repo.loadForPublish(post.id))?.segments ?? [];
+    expect(row).toMatchObject({ status: 'sent', remoteId: 'r0', attempts: 2 });
   });
 
   it('starts concurrent publishes in one batch, each checked on its own: tenancy, status, version, the same post twice', async () => {
@@ -280,7 +301,7 @@ describe('publisher batches', () => {
   it("a network's success writes its last segment, its result and the post's end with one outbox event; the post is the one PostgreSQL then holds", async () => {
     const repo = createPublishRepository(db);
     const { post, attempt } = await publishingPost('done in one', ['twitter']);
-    await repo.markSending(post.id, 'twitter', 0, 'k');
+    await repo.markSending(post.id, 'twitter', 0, 'k', 0);
     const finalized = await repo.networkSucceeded(post.id.toUpperCase(), 'twitter', success('r1', attempt));
     expect(finalized?.status).toBe('published');
     expect(finalized?.publishedAt).toBeInstanceOf(Date);
@@ -306,7 +327,7 @@ describe('publisher batches', () => {
   it('a success does not end a post whose other network is still pending; finalize does once it is done', async () => {
     const repo = createPublishRepository(db);
     const { post, attempt } = await publishingPost('two networks');
-    await repo.markSending(post.id, 'twitter', 0, 'k');
+    await repo.markSending(post.id, 'twitter', 0, 'k', 0);
     expect(await repo.networkSucceeded(post.id, 'twitter', success('t1', attempt))).toBeNull();
     expect((await db.post.findUniqueOrThrow({ where: { id: post.id } })).status).toBe('publishing');
     expect(await outcomeEvents(post.id)).toHaveLength(0);
@@ -323,9 +344,9 @@ describe('publisher batches', () => {
       publishingPost('one failed'),
     ]);
     await Promise.all([
-      repo.markSending(post.id, 'twitter', 0, 'k'),
-      repo.markSending(post.id, 'mastodon', 0, 'k'),
-      repo.markSending(mixed.id, 'mastodon', 0, 'k'),
+      repo.markSending(post.id, 'twitter', 0, 'k', 0),
+      repo.markSending(post.id, 'mastodon', 0, 'k', 0),
+      repo.markSending(mixed.id, 'mastodon', 0, 'k', 0),
       repo.updateTarget(mixed.id, 'twitter', { status: 'failed', error: 'no', errorKind: 'rejected' }),
     ]);
     const [first, second, third] = await Promise.all([
@@ -355,7 +376,7 @@ describe('publisher batches', () => {
     );
     if (!ok || !gone || !removing || !stale || !noSegment) throw new Error('no posts');
     await Promise.all(
-      [ok, gone, removing, stale].map(({ post }) => repo.markSending(post.id, 'twitter', 0, 'k')),
+      [ok, gone, removing, stale].map(({ post }) => repo.markSending(post.id, 'twitter', 0, 'k', 0)),
     );
     await db.post.delete({ where: { id: gone.post.id } });
     await db.post.update({ where: { id: removing.post.id }, data: { deletedAt: new Date() } });
