@@ -140,17 +140,21 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     : null;
   const workerLanes = deps.lanes ? createPublishLanes(deps.concurrency, deps.lanes, accountLanes) : undefined;
   const preparedLanes = deps.lanes
-    ? createPublishLanes(PREPARED_PUBLISH_CONCURRENCY, deps.lanes, accountLanes)
+    ? createPublishLanes(PREPARED_PUBLISH_CONCURRENCY, deps.lanes, accountLanes, { wait: true })
     : undefined;
-  ctx.prepared = createPreparedPosts(base, {
-    run: (job, preloaded) => processPublish(ctx, job, preloaded, preparedLanes),
-    retryDelay: (error) =>
-      error instanceof LaneFullError
-        ? error.delayMs
-        : error instanceof RetryLaterError
-          ? retryBackoff(1, 'custom', error)
-          : deps.backoffBaseMs,
-  });
+  ctx.prepared = createPreparedPosts(
+    base,
+    {
+      run: (job, preloaded) => processPublish(ctx, job, preloaded, preparedLanes),
+      retryDelay: (error) =>
+        error instanceof LaneFullError
+          ? error.delayMs
+          : error instanceof RetryLaterError
+            ? retryBackoff(1, 'custom', error)
+            : deps.backoffBaseMs,
+    },
+    preparedLanes,
+  );
   const prefix = bullPrefix(deps.queuePrefix);
   const locks = deps.lockDurationMs
     ? { lockDuration: deps.lockDurationMs, stalledInterval: deps.lockDurationMs }
