@@ -29,18 +29,34 @@ export class RetryLaterError extends Error {
 }
 
 /**
- * Thrown when every network left in the attempt waits for its media to be processed: the job is delayed
- * (not retried: no attempt is spent) until the earliest check, and the slot is free meanwhile.
+ * Thrown when every network left in the attempt waits (for its media to be processed, or for a rate
+ * limit's retry-after): the job is delayed (not retried: no attempt is spent) for `waitMs`, written to
+ * `posts.wait_until` first so the reconciler rebuilds the wait after a Redis loss; the slot is free meanwhile.
  */
-export class ProcessingWaitError extends RetryLaterError {
+export class NetworkWaitError extends RetryLaterError {
   constructor(
     message: string,
     readonly waitMs: number,
   ) {
     super(message, waitMs);
+    this.name = 'NetworkWaitError';
+  }
+}
+
+/** A {@link NetworkWaitError} where only media processing is left. */
+export class ProcessingWaitError extends NetworkWaitError {
+  constructor(message: string, waitMs: number) {
+    super(message, waitMs);
     this.name = 'ProcessingWaitError';
   }
 }
+
+/**
+ * A rate limit with a retry-after is waited without spending one of the job's attempts while the segment
+ * has been sent at most this many times (its durable `attempts` counter): a network that keeps answering
+ * 429 still ends in the ordinary retries, and the post fails after them instead of waiting forever.
+ */
+export const MAX_FREE_RATE_LIMIT_WAITS = 20;
 
 function segmentMedia(post: TPostRecord, index: number): TMedia | null {
   return index === 0 ? post.media : (post.segments?.[index - 1]?.media ?? null);
@@ -213,7 +229,8 @@ async function publishNetwork(
       // Not there yet: the job asks again on its next attempt before anything is sent.
       if (decision.do !== 'send') return settleDoubt(ctx, post.id, platform, item.segmentIndex, decision);
     }
-    return handleFailure(ctx, post, platform, item.segmentIndex, outcome.failure, finalAttempt);
+    const sends = (existing?.attempts ?? 0) + 1;
+    return handleFailure(ctx, post, platform, item.segmentIndex, outcome.failure, finalAttempt, sends);
   }
 
   if (commentAfter && lastIndex !== undefined) {
@@ -243,6 +260,8 @@ async function handleFailure(
   segmentIndex: number,
   failure: TNetworkFailure,
   finalAttempt: boolean,
+  /** Times the segment was sent, this send included. */
+  sends: number,
 ): Promise<TNetworkOutcome> {
   // The network answered with an error: the segment did not go out, so it may be sent again. One whose
   // outcome is unknown (the read-back could not settle it yet) stays `sending`: it is asked about first.
@@ -252,6 +271,21 @@ async function handleFailure(
   if (failure.kind === 'auth_expired') {
     await failTarget(ctx, post.id, platform, failure.message, failure.kind);
     return { retry: false, expired: true };
+  }
+  if (
+    failure.kind === 'rate_limited' &&
+    failure.retryAfterMs !== undefined &&
+    sends <= MAX_FREE_RATE_LIMIT_WAITS
+  ) {
+    // The network said when to come back: a wait like a processing one, not a failed attempt (even on the
+    // job's last attempt).
+    ctx.metrics.publishRetry(platform, failure.kind);
+    return {
+      retry: true,
+      rateLimited: true,
+      retryAfterMs: failure.retryAfterMs,
+      message: `${platform}: ${failure.kind}`,
+    };
   }
   if (failure.kind === 'rejected' || finalAttempt) {
     const message =
@@ -371,14 +405,16 @@ export async function processPublish(
       .filter((r) => !r.processing)
       .map((r) => r.retryAfterMs)
       .filter((w): w is number => w !== undefined);
-    const retryAfterMs = waits.length > 0 ? Math.max(...waits) : undefined;
+    const retryAfterMs = waits.length > 0 ? Math.min(Math.max(...waits), MAX_NETWORK_WAIT_MS) : undefined;
     if (retryAfterMs !== undefined) {
-      await ctx.publishing.waitUntil(
-        post.id,
-        new Date(Date.now() + Math.min(retryAfterMs, MAX_NETWORK_WAIT_MS)),
-      );
+      await ctx.publishing.waitUntil(post.id, new Date(Date.now() + retryAfterMs));
     } else {
       await ctx.publishing.touch(post.id);
+    }
+    if (retryAfterMs !== undefined && retries.every((r) => r.processing || r.rateLimited)) {
+      // Only waits the networks asked for are left: the job is delayed to the longest, no attempt spent.
+      log().debug({ waitMs: retryAfterMs }, 'publish waits for a rate limit');
+      throw new NetworkWaitError(message, retryAfterMs);
     }
     log().debug({ retrying: message, attemptsMade: job.attemptsMade }, 'publish attempt will be retried');
     throw new RetryLaterError(message, retryAfterMs);

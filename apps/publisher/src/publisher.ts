@@ -14,7 +14,7 @@ import type { TPublisherMetrics } from './metrics.js';
 import { createReadBudget, DEFAULT_READ_BUDGET, type TReadBudgetConfig } from './metrics-budget.js';
 import { processPrepare } from './prepare.processor.js';
 import { createPreparedPosts, PREPARED_PUBLISH_CONCURRENCY, restoreBackstop } from './prepared-posts.js';
-import { ProcessingWaitError, processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
+import { NetworkWaitError, processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
 import {
   createAccountLanes,
   createPublishLanes,
@@ -88,9 +88,9 @@ function route(handlers: Record<string, (job: Job, token?: string) => Promise<un
 }
 
 /**
- * The publish job: a post whose networks only wait for media processing, or for a lane (publish-lanes.ts),
- * moves its own job to the delayed set (same id, no attempt spent) and frees the slot at once (DESIGN
- * invariant 10).
+ * The publish job: a post whose networks only wait (media processing, a rate limit's retry-after) or wait
+ * for a lane (publish-lanes.ts) moves its own job to the delayed set (same id, no attempt spent) and frees
+ * the slot at once (DESIGN invariant 10).
  */
 async function publishJob(
   ctx: TPublisherContext,
@@ -104,7 +104,7 @@ async function publishJob(
     const delayMs =
       error instanceof LaneFullError
         ? error.delayMs
-        : error instanceof ProcessingWaitError
+        : error instanceof NetworkWaitError
           ? Math.max(error.waitMs, 100)
           : null;
     if (delayMs === null || !token) throw error;
