@@ -155,24 +155,44 @@ export function createPublishLanes(
     accounts && socialAccountId
       ? accounts.acquire(platform, socialAccountId)
       : { release: async () => undefined };
-  /** A full account lane, polled (in Redis: another process may free it) until the deadline. */
+  /** Per account of this pool, the oldest waiter first: woken when this pool gives a place back. */
+  const accountQueues = new Map<string, (() => void)[]>();
+  /**
+   * A full account lane, tried again when this pool gives one of its places back (the oldest waiter of the
+   * account first) and otherwise polled in Redis (another process may free it), less often the longer it
+   * waits (up to 10 × `retryMs`), so a tenant's thousand posts on one account do not keep Redis busy.
+   */
   const waitAccount = async (platform: TPlatform, socialAccountId: string | undefined, deadline: number) => {
+    const key = `${platform}:${socialAccountId ?? ''}`;
     setWaiting(1);
     try {
-      for (;;) {
+      for (let turn = 1; ; turn += 1) {
         const left = deadline - Date.now();
         if (closed || left <= 0) return null;
-        const pause = Math.min(left, Math.round(options.retryMs * (0.75 + Math.random() / 2)));
-        await new Promise((go) => setTimeout(go, pause));
+        const every = Math.min(options.retryMs * turn, options.retryMs * 10);
+        const pause = Math.min(left, Math.round(every * (0.75 + Math.random() / 2)));
+        const queue = accountQueues.get(key) ?? [];
+        accountQueues.set(key, queue);
+        await new Promise<void>((go) => {
+          const wake = () => {
+            clearTimeout(timer);
+            const at = queue.indexOf(wake);
+            if (at >= 0) queue.splice(at, 1);
+            go();
+          };
+          const timer = setTimeout(wake, pause);
+          queue.push(wake);
+        });
         if (closed) return null;
         const place = await takeAccount(platform, socialAccountId);
         if (place) return place;
       }
     } finally {
       setWaiting(-1);
+      if (accountQueues.get(key)?.length === 0) accountQueues.delete(key);
     }
   };
-  const placeOf = (platform: TPlatform, account: TLanePlace): TLanePlace => {
+  const placeOf = (platform: TPlatform, socialAccountId: string | undefined, account: TLanePlace) => {
     let released = false;
     return {
       async release() {
@@ -180,6 +200,7 @@ export function createPublishLanes(
         released = true;
         give(platform);
         await account.release();
+        accountQueues.get(`${platform}:${socialAccountId ?? ''}`)?.[0]?.();
       },
     };
   };
@@ -194,14 +215,14 @@ export function createPublishLanes(
           await account?.release();
           return null;
         }
-        if (account) return placeOf(platform, account);
+        if (account) return placeOf(platform, socialAccountId, account);
         try {
           account = await takeAccount(platform, socialAccountId);
         } catch (error) {
           give(platform);
           throw error;
         }
-        if (account) return placeOf(platform, account);
+        if (account) return placeOf(platform, socialAccountId, account);
         give(platform);
         if (!mode.wait) return null;
         // The account is full: wait for it without a network place, then queue for one again.
@@ -224,6 +245,7 @@ export function createPublishLanes(
       closed = true;
       for (const queue of queues.values()) for (const waiter of [...queue]) waiter.grant(false);
       for (const go of roomWaiters.splice(0)) go();
+      for (const queue of accountQueues.values()) for (const wake of [...queue]) wake();
     },
     /**
      * The wait before a job whose lanes were full is tried again: a quarter of how long it has waited so far,
