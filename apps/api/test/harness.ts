@@ -18,6 +18,7 @@ import type { TStorage } from '@sps/storage';
 import type { Express } from 'express';
 import { parseReadBudgetOverrides } from '../../publisher/src/metrics-budget.js';
 import { ownMediaSource } from '../../publisher/src/own-media.js';
+import type { TLaneOptions } from '../../publisher/src/publish-lanes.js';
 import { createPublisher, type TPublisher } from '../../publisher/src/publisher.js';
 import type { TWebhooksOptions } from '../../webhooks/src/context.js';
 import { createMailer } from '../../webhooks/src/mailer.js';
@@ -92,6 +93,8 @@ export interface TTestApiOptions {
   networkTimeoutMs?: number;
   /** How long the in-process publisher waits for another holder of an account's token-refresh lock (default 20 s). */
   tokenLockWaitMs?: number;
+  /** Fair lanes of the in-process publisher (publish-lanes.ts); default: none. */
+  lanes?: TLaneOptions;
   /** Media processing checks of the in-process publisher (default: every 10 ms, at most 10 s of wall time). */
   processingWait?: { intervalMs: number; maxWaitMs: number };
   /** MEDIA_ALLOW_PRIVATE_URLS of the in-process publisher (default true: test media servers are on loopback). */
@@ -211,6 +214,7 @@ export async function startTestApi(
         ...(opts.tokenLockWaitMs ? { lockWaitMs: opts.tokenLockWaitMs } : {}),
       },
       ...(opts.stuckAfterMs !== undefined ? { stuckAfterMs: opts.stuckAfterMs } : {}),
+      ...(opts.lanes ? { lanes: opts.lanes } : {}),
       ...(opts.metricsCollectAfterMs ? { engagement: { collectAfterMs: opts.metricsCollectAfterMs } } : {}),
       ...(opts.metricsReadBudget
         ? { readBudget: { overrides: parseReadBudgetOverrides(opts.metricsReadBudget) } }

@@ -42,6 +42,11 @@ const ZPublisherEnv = ZCommonEnv.extend({
    * long and at most ten times this (±25 %).
    */
   PUBLISH_LANE_RETRY: ZDuration.default(parseDuration('200ms')),
+  /**
+   * A scheduled post started in memory at its due second waits this long, first come first served per
+   * network, for a place in its lanes before it is handed to a delayed publish job instead.
+   */
+  PUBLISH_LANE_WAIT: ZDuration.default(parseDuration('15s')),
   /** Per network call. */
   NETWORK_TIMEOUT: ZDuration.default(parseDuration('30s')),
   /** First retry delay of a transient network failure; doubles per attempt, capped at 5 minutes. */

@@ -87,6 +87,7 @@ const publisher = await createPublisher({
     accountCap: env.PUBLISH_ACCOUNT_CONCURRENCY,
     leaseMs: env.PUBLISH_LANE_LEASE,
     retryMs: env.PUBLISH_LANE_RETRY,
+    waitMs: env.PUBLISH_LANE_WAIT,
   },
   oauth: {
     apps: env.oauthApps,

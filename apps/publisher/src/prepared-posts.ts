@@ -5,6 +5,7 @@ import type { Job } from 'bullmq';
 import type { TPublisherContext } from './context.js';
 import { beginPrepared, type TPreparedPost } from './prepared-start.js';
 import { publishEnqueuer } from './publish-enqueuer.js';
+import type { TPublishLanes } from './publish-lanes.js';
 import { createPublishSlots } from './publish-slots.js';
 
 export type { TPreparedPost } from './prepared-start.js';
@@ -37,6 +38,13 @@ export interface TPublishRunner {
 export function createPreparedPosts(
   ctx: Omit<TPublisherContext, 'prepared'>,
   runner: TPublishRunner,
+  /**
+   * The network lanes of this pool (made with `wait: true`, of PREPARED_PUBLISH_CONCURRENCY). When they
+   * apply they are the slots: a post waits in its network's FIFO, holding nothing, so a burst of one network
+   * waiting for places never queues ahead of another network's post (the share still applies); the
+   * runner's processPublish takes the places. Without them, the plain FIFO of slots below.
+   */
+  lanes?: TPublishLanes,
 ): TPreparedPosts {
   const byPost = new Map<string, TPreparedPost>();
   const timers = new Map<number, NodeJS.Timeout>();
@@ -45,7 +53,12 @@ export function createPreparedPosts(
   const full = ctx as TPublisherContext;
   let closed = false;
 
-  const slots = createPublishSlots(PREPARED_PUBLISH_CONCURRENCY, START_CHUNK);
+  const plain = createPublishSlots(PREPARED_PUBLISH_CONCURRENCY, START_CHUNK);
+  const laned = lanes?.enabled ? lanes : undefined;
+  const slots = {
+    run: <T>(work: () => Promise<T>) => (laned ? work() : plain.run(work)),
+    room: () => (laned ? laned.room(START_CHUNK) : plain.room()),
+  };
   function track(work: Promise<unknown>) {
     const tracked = work.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
@@ -152,6 +165,8 @@ export function createPreparedPosts(
     size: () => byPost.size,
     async close() {
       closed = true;
+      // Posts waiting for a lane give up now: each is handed to a delayed publish job (publishHere).
+      lanes?.close();
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       // Publishes started meanwhile are tracked too: wait until none is left.

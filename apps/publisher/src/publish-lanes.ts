@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { TPlatform } from '@sps/core';
-import type { TRedis } from '@sps/queue';
+import type { TAccountLanes } from './account-lanes.js';
+
+export { createAccountLanes, type TAccountLanes } from './account-lanes.js';
 
 /**
  * Fair lanes (issue 24): before a network of a post is published, the post takes a place in two lanes.
@@ -17,26 +18,11 @@ import type { TRedis } from '@sps/queue';
  *   score = expiry) renewed while the publish runs; a killed process stops renewing and its places lapse
  *   after `leaseMs`, dropped by the next acquire.
  *
- * A job whose lane is full does not wait in its slot: the caller moves it back to delayed (see
- * `retryDelay`) and the slot takes the next job; no attempt is spent.
+ * A BullMQ job whose lane is full does not wait in its slot: the caller moves it back to delayed (see
+ * `retryDelay`) and the slot takes the next job; no attempt is spent. A pool with `waitMs` (the preparing
+ * publisher's, whose slots are the lanes themselves) instead queues the post in memory, first come first
+ * served per network, until a place frees or `waitMs` passes (then it goes to BullMQ as above).
  */
-
-// Expired places out, then a place if the set has room. Redis's clock, so publishers' clocks may differ.
-const ACQUIRE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1`;
-// A renewal puts the place back even if it lapsed meanwhile (a stalled event loop): its publish still runs.
-const RENEW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1`;
 
 export interface TLaneOptions {
   /** Share of a slot pool one network may hold at once (0 < share <= 1). */
@@ -47,6 +33,11 @@ export interface TLaneOptions {
   leaseMs: number;
   /** The shortest wait of a job whose lane is full before it is tried again (see `retryDelay`). */
   retryMs: number;
+  /**
+   * How long a post of a waiting pool (the prepared posts') waits in memory for its lanes before it is
+   * handed to a delayed BullMQ job instead.
+   */
+  waitMs: number;
 }
 
 export const DEFAULT_LANES: TLaneOptions = {
@@ -54,6 +45,7 @@ export const DEFAULT_LANES: TLaneOptions = {
   accountCap: 25,
   leaseMs: 30_000,
   retryMs: 200,
+  waitMs: 15_000,
 };
 
 /** A place taken in both lanes; `release` gives both back (idempotent). */
@@ -72,96 +64,189 @@ export class LaneFullError extends Error {
   }
 }
 
-/** The account lanes in Redis, shared by every slot pool of the process. */
-export function createAccountLanes(redis: TRedis, prefix: string, options: TLaneOptions) {
-  const { accountCap, leaseMs } = options;
-  const keyOf = (platform: TPlatform, socialAccountId: string) =>
-    `${prefix}:lane:${platform}:${socialAccountId}`;
-  return {
-    /** A place for the account, renewed every third of the lease until released; null when full. */
-    async acquire(platform: TPlatform, socialAccountId: string): Promise<TLanePlace | null> {
-      if (accountCap <= 0) return { release: async () => undefined };
-      const key = keyOf(platform, socialAccountId);
-      const holder = randomUUID();
-      const got = await redis.eval(ACQUIRE, 1, key, accountCap, leaseMs, holder);
-      if (Number(got) !== 1) return null;
-      const renew = setInterval(
-        () => void redis.eval(RENEW, 1, key, leaseMs, holder).catch(() => undefined),
-        Math.max(10, Math.floor(leaseMs / 3)),
-      );
-      renew.unref();
-      let released = false;
-      return {
-        async release() {
-          if (released) return;
-          released = true;
-          clearInterval(renew);
-          await redis.zrem(key, holder).catch(() => undefined);
-        },
-      };
-    },
-    /** Places held now (tests, operators): expired ones not counted. */
-    async held(platform: TPlatform, socialAccountId: string): Promise<number> {
-      return redis.zcount(keyOf(platform, socialAccountId), Date.now(), '+inf');
-    },
-  };
+/** A post waiting in memory for a network's place: `grant(true)` hands it a place already counted. */
+interface TWaiter {
+  grant(granted: boolean): void;
 }
-export type TAccountLanes = ReturnType<typeof createAccountLanes>;
 
 /**
  * The lanes of one slot pool: the network's share of `poolSize` in memory (plus idle slots it may borrow),
- * then the account's place in Redis. `acquire` answers null when either is full (nothing is held then).
+ * then the account's place in Redis. `acquire` answers null when either is full (nothing is held then);
+ * in a pool made with `wait: true` it first waits, up to `options.waitMs`, in the network's FIFO (woken
+ * when a place of the pool frees) and polls a full account lane every `retryMs` (holding no network place
+ * meanwhile). `close` ends every wait with null, so the caller hands those posts back durably.
  */
-export function createPublishLanes(poolSize: number, options: TLaneOptions, accounts: TAccountLanes | null) {
+export function createPublishLanes(
+  poolSize: number,
+  options: TLaneOptions,
+  accounts: TAccountLanes | null,
+  mode: { wait: boolean } = { wait: false },
+) {
   const networkLimit = Math.max(1, Math.floor(options.networkShare * poolSize));
+  const enabled = networkLimit < poolSize;
   const running = new Map<TPlatform, number>();
+  const queues = new Map<TPlatform, TWaiter[]>();
+  const roomWaiters: (() => void)[] = [];
   let total = 0;
-  const give = (platform: TPlatform) => {
-    running.set(platform, (running.get(platform) ?? 1) - 1);
-    total -= 1;
-  };
+  let waiting = 0;
+  let closed = false;
   /**
    * A network always has its share; beyond it, it borrows idle slots as long as a share's worth stays free
    * for the other networks. So one busy network alone (1,000 X posts due at once) is not held to a quarter
-   * of the slots, while a slow one can never leave the others fewer than `networkLimit` slots.
+   * of the slots, while a slow one can never leave the others fewer than `networkLimit` slots. The share
+   * applies to waiters too: a woken waiter takes only a place its network has room for.
    */
+  const hasRoom = (platform: TPlatform) =>
+    (running.get(platform) ?? 0) < networkLimit || total + 1 <= poolSize - networkLimit;
+  const take = (platform: TPlatform) => {
+    running.set(platform, (running.get(platform) ?? 0) + 1);
+    total += 1;
+  };
+  const setWaiting = (delta: number) => {
+    waiting += delta;
+    if (delta < 0) for (const go of roomWaiters.splice(0)) go();
+  };
+  /** Freed places go to the networks' oldest waiters, one network after another, while each has room. */
+  const pump = () => {
+    let granted = true;
+    while (granted) {
+      granted = false;
+      for (const [platform, queue] of queues) {
+        if (queue.length === 0 || !hasRoom(platform)) continue;
+        take(platform);
+        queue.shift()?.grant(true);
+        granted = true;
+      }
+    }
+  };
+  const give = (platform: TPlatform) => {
+    running.set(platform, (running.get(platform) ?? 1) - 1);
+    total -= 1;
+    pump();
+  };
+  /** A network place, at once or (waiting pool) after the older waiters of its network; false: none. */
+  const networkPlace = (platform: TPlatform, deadline: number): Promise<boolean> | boolean => {
+    const queue = queues.get(platform) ?? [];
+    if (queue.length === 0 && hasRoom(platform)) {
+      take(platform);
+      return true;
+    }
+    const left = deadline - Date.now();
+    if (!mode.wait || closed || left <= 0) return false;
+    queues.set(platform, queue);
+    setWaiting(1);
+    return new Promise<boolean>((resolve) => {
+      const waiter: TWaiter = {
+        grant(granted) {
+          clearTimeout(timer);
+          const at = queue.indexOf(waiter);
+          if (at >= 0) queue.splice(at, 1);
+          setWaiting(-1);
+          resolve(granted);
+        },
+      };
+      const timer = setTimeout(() => waiter.grant(false), left);
+      queue.push(waiter);
+      // Room may have come while older waiters were being served: never leave a waiter behind it.
+      pump();
+    });
+  };
   const takeAccount = async (platform: TPlatform, socialAccountId: string | undefined) =>
     accounts && socialAccountId
       ? accounts.acquire(platform, socialAccountId)
       : { release: async () => undefined };
-  const hasRoom = (platform: TPlatform) =>
-    (running.get(platform) ?? 0) < networkLimit || total + 1 <= poolSize - networkLimit;
+  /** Per account of this pool, the oldest waiter first: woken when this pool gives a place back. */
+  const accountQueues = new Map<string, (() => void)[]>();
+  /**
+   * A full account lane, tried again when this pool gives one of its places back (the oldest waiter of the
+   * account first) and otherwise polled in Redis (another process may free it), less often the longer it
+   * waits (up to 10 × `retryMs`), so a tenant's thousand posts on one account do not keep Redis busy.
+   */
+  const waitAccount = async (platform: TPlatform, socialAccountId: string | undefined, deadline: number) => {
+    const key = `${platform}:${socialAccountId ?? ''}`;
+    setWaiting(1);
+    try {
+      for (let turn = 1; ; turn += 1) {
+        const left = deadline - Date.now();
+        if (closed || left <= 0) return null;
+        const every = Math.min(options.retryMs * turn, options.retryMs * 10);
+        const pause = Math.min(left, Math.round(every * (0.75 + Math.random() / 2)));
+        const queue = accountQueues.get(key) ?? [];
+        accountQueues.set(key, queue);
+        await new Promise<void>((go) => {
+          const wake = () => {
+            clearTimeout(timer);
+            const at = queue.indexOf(wake);
+            if (at >= 0) queue.splice(at, 1);
+            go();
+          };
+          const timer = setTimeout(wake, pause);
+          queue.push(wake);
+        });
+        if (closed) return null;
+        const place = await takeAccount(platform, socialAccountId);
+        if (place) return place;
+      }
+    } finally {
+      setWaiting(-1);
+      if (accountQueues.get(key)?.length === 0) accountQueues.delete(key);
+    }
+  };
+  const placeOf = (platform: TPlatform, socialAccountId: string | undefined, account: TLanePlace) => {
+    let released = false;
+    return {
+      async release() {
+        if (released) return;
+        released = true;
+        give(platform);
+        await account.release();
+        accountQueues.get(`${platform}:${socialAccountId ?? ''}`)?.[0]?.();
+      },
+    };
+  };
   return {
     networkLimit,
     async acquire(platform: TPlatform, socialAccountId: string | undefined): Promise<TLanePlace | null> {
-      if (networkLimit >= poolSize) return takeAccount(platform, socialAccountId);
-      if (!hasRoom(platform)) return null;
-      running.set(platform, (running.get(platform) ?? 0) + 1);
-      total += 1;
-      let place: TLanePlace | null;
-      try {
-        place = await takeAccount(platform, socialAccountId);
-      } catch (error) {
-        give(platform);
-        throw error;
-      }
-      if (!place) {
-        give(platform);
-        return null;
-      }
-      let released = false;
-      const account = place;
-      return {
-        async release() {
-          if (released) return;
-          released = true;
+      if (!enabled) return takeAccount(platform, socialAccountId);
+      const deadline = Date.now() + (mode.wait ? options.waitMs : 0);
+      let account: TLanePlace | null = null;
+      for (;;) {
+        if (!(await networkPlace(platform, deadline))) {
+          await account?.release();
+          return null;
+        }
+        if (account) return placeOf(platform, socialAccountId, account);
+        try {
+          account = await takeAccount(platform, socialAccountId);
+        } catch (error) {
           give(platform);
-          await account.release();
-        },
-      };
+          throw error;
+        }
+        if (account) return placeOf(platform, socialAccountId, account);
+        give(platform);
+        if (!mode.wait) return null;
+        // The account is full: wait for it without a network place, then queue for one again.
+        account = await waitAccount(platform, socialAccountId, deadline);
+        if (!account) return null;
+      }
     },
+    /** Whether this pool's network lanes apply (a share below the whole pool). */
+    enabled,
     /** Publishes running per network in this pool (tests). */
     running: (platform: TPlatform) => running.get(platform) ?? 0,
+    /** Posts waiting for a place in this pool (network or account). */
+    waiting: () => waiting,
+    /** Resolves once at most `roomAt` posts wait here: a producer holds back meanwhile. */
+    async room(roomAt: number): Promise<void> {
+      while (waiting > roomAt && !closed) await new Promise<void>((go) => roomWaiters.push(go));
+    },
+    /** Ends every wait with null (the callers hand their posts to BullMQ) and waits no more. */
+    close() {
+      closed = true;
+      for (const queue of queues.values()) for (const waiter of [...queue]) waiter.grant(false);
+      for (const go of roomWaiters.splice(0)) go();
+      for (const queue of accountQueues.values()) for (const wake of [...queue]) wake();
+    },
     /**
      * The wait before a job whose lanes were full is tried again: a quarter of how long it has waited so far,
      * from `retryMs` up to ten times that, ±25 % so they spread. A fresh job comes back soon; one behind a

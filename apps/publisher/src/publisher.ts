@@ -14,7 +14,7 @@ import type { TPublisherMetrics } from './metrics.js';
 import { createReadBudget, DEFAULT_READ_BUDGET, type TReadBudgetConfig } from './metrics-budget.js';
 import { processPrepare } from './prepare.processor.js';
 import { createPreparedPosts, PREPARED_PUBLISH_CONCURRENCY, restoreBackstop } from './prepared-posts.js';
-import { ProcessingWaitError, processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
+import { NetworkWaitError, processPublish, publishBackoff, RetryLaterError } from './publish.processor.js';
 import {
   createAccountLanes,
   createPublishLanes,
@@ -88,9 +88,9 @@ function route(handlers: Record<string, (job: Job, token?: string) => Promise<un
 }
 
 /**
- * The publish job: a post whose networks only wait for media processing, or for a lane (publish-lanes.ts),
- * moves its own job to the delayed set (same id, no attempt spent) and frees the slot at once (DESIGN
- * invariant 10).
+ * The publish job: a post whose networks only wait (media processing, a rate limit's retry-after) or wait
+ * for a lane (publish-lanes.ts) moves its own job to the delayed set (same id, no attempt spent) and frees
+ * the slot at once (DESIGN invariant 10).
  */
 async function publishJob(
   ctx: TPublisherContext,
@@ -104,7 +104,7 @@ async function publishJob(
     const delayMs =
       error instanceof LaneFullError
         ? error.delayMs
-        : error instanceof ProcessingWaitError
+        : error instanceof NetworkWaitError
           ? Math.max(error.waitMs, 100)
           : null;
     if (delayMs === null || !token) throw error;
@@ -140,17 +140,21 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     : null;
   const workerLanes = deps.lanes ? createPublishLanes(deps.concurrency, deps.lanes, accountLanes) : undefined;
   const preparedLanes = deps.lanes
-    ? createPublishLanes(PREPARED_PUBLISH_CONCURRENCY, deps.lanes, accountLanes)
+    ? createPublishLanes(PREPARED_PUBLISH_CONCURRENCY, deps.lanes, accountLanes, { wait: true })
     : undefined;
-  ctx.prepared = createPreparedPosts(base, {
-    run: (job, preloaded) => processPublish(ctx, job, preloaded, preparedLanes),
-    retryDelay: (error) =>
-      error instanceof LaneFullError
-        ? error.delayMs
-        : error instanceof RetryLaterError
-          ? retryBackoff(1, 'custom', error)
-          : deps.backoffBaseMs,
-  });
+  ctx.prepared = createPreparedPosts(
+    base,
+    {
+      run: (job, preloaded) => processPublish(ctx, job, preloaded, preparedLanes),
+      retryDelay: (error) =>
+        error instanceof LaneFullError
+          ? error.delayMs
+          : error instanceof RetryLaterError
+            ? retryBackoff(1, 'custom', error)
+            : deps.backoffBaseMs,
+    },
+    preparedLanes,
+  );
   const prefix = bullPrefix(deps.queuePrefix);
   const locks = deps.lockDurationMs
     ? { lockDuration: deps.lockDurationMs, stalledInterval: deps.lockDurationMs }

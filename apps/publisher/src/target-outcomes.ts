@@ -16,6 +16,8 @@ export type TNetworkOutcome =
       message: string;
       /** The network is still processing media (a wait, not a failure: no attempt is spent on it alone). */
       processing?: boolean;
+      /** The network answered rate_limited with a retry-after: a wait too, no attempt spent (bounded). */
+      rateLimited?: boolean;
     };
 
 export async function failTarget(

@@ -61,6 +61,7 @@ describe('publisher env: fair lanes', () => {
     expect(env.PUBLISH_ACCOUNT_CONCURRENCY).toBe(25);
     expect(env.PUBLISH_LANE_LEASE).toBe(30_000);
     expect(env.PUBLISH_LANE_RETRY).toBe(200);
+    expect(env.PUBLISH_LANE_WAIT).toBe(15_000);
   });
 
   it('refuses a share outside (0, 1] and a negative cap, naming the variable', () => {

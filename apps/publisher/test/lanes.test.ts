@@ -12,7 +12,7 @@ import { simCounts, startPublisherProcess, type TPublisherProcess, waitUntil } f
 // leave room for another's, and a killed publisher's account places lapse with their lease.
 // Orderings and counts only: when the simulator received each post, never how long anything took.
 
-const LANES: TLaneOptions = { networkShare: 0.5, accountCap: 2, leaseMs: 600, retryMs: 50 };
+const LANES: TLaneOptions = { networkShare: 0.5, accountCap: 2, leaseMs: 600, retryMs: 50, waitMs: 2_000 };
 
 describe('lanes: the account lease in Redis', () => {
   const factory = testRedisFactory();
@@ -93,6 +93,130 @@ describe('lanes: the account lease in Redis', () => {
     expect(await lanes.acquire('mastodon', undefined)).not.toBeNull();
     expect(await lanes.acquire('mastodon', undefined)).not.toBeNull();
     expect(await lanes.acquire('mastodon', undefined)).toBeNull();
+  });
+});
+
+describe('lanes: waiting in memory (the prepared posts’ pool)', () => {
+  const factory = testRedisFactory();
+  const prefix = bullPrefix(testPrefix('lanes-wait'));
+  // 4 slots, half each: two places per network; a network borrows none while another runs.
+  const waiting = (waitMs = 60_000) =>
+    createPublishLanes(4, { ...LANES, accountCap: 0, waitMs }, null, { wait: true });
+
+  it('wakes a full network’s waiters in arrival order as places free', async () => {
+    const lanes = waiting();
+    const held = [await lanes.acquire('twitter', undefined), await lanes.acquire('twitter', undefined)];
+    expect(held.every((p) => p !== null)).toBe(true);
+    const order: string[] = [];
+    const waiters = ['a', 'b', 'c'].map((name) =>
+      lanes.acquire('twitter', undefined).then((place) => {
+        order.push(name);
+        return place;
+      }),
+    );
+    await Promise.resolve();
+    expect(lanes.waiting()).toBe(3);
+    expect(order).toEqual([]);
+    await held[0]?.release();
+    const a = await waiters[0];
+    expect(a).not.toBeNull();
+    expect(order).toEqual(['a']);
+    expect(lanes.running('twitter')).toBe(2);
+    await held[1]?.release();
+    await a?.release();
+    const [, b, c] = await Promise.all(waiters);
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect(lanes.waiting()).toBe(0);
+    await Promise.all([b?.release(), c?.release()]);
+    expect(lanes.running('twitter')).toBe(0);
+  });
+
+  it('keeps the share: a waiting burst of one network never takes the places another network needs', async () => {
+    // 8 slots, a quarter each: X borrows up to 6, the last 2 stay Mastodon's even while X posts wait.
+    const lanes = createPublishLanes(
+      8,
+      { ...LANES, networkShare: 0.25, accountCap: 0, waitMs: 60_000 },
+      null,
+      {
+        wait: true,
+      },
+    );
+    const x = [];
+    for (let i = 0; i < 6; i += 1) x.push(await lanes.acquire('twitter', undefined));
+    let woken = false;
+    const burst = lanes.acquire('twitter', undefined).then((place) => {
+      woken = true;
+      return place;
+    });
+    const m1 = await lanes.acquire('mastodon', undefined);
+    const m2 = await lanes.acquire('mastodon', undefined);
+    expect([m1, m2].every((p) => p !== null)).toBe(true);
+    // Mastodon's places freed stay free for its share, not taken by the waiting X post.
+    await m1?.release();
+    await m2?.release();
+    await Promise.resolve();
+    expect(woken).toBe(false);
+    expect(lanes.waiting()).toBe(1);
+    // An X place freed goes to the oldest X waiter.
+    await x[0]?.release();
+    expect(await burst).not.toBeNull();
+    expect(woken).toBe(true);
+  });
+
+  it('gives up after its bound, and ends every wait on close (the caller hands the post back)', async () => {
+    const bounded = waiting(50);
+    await bounded.acquire('instagram', undefined);
+    await bounded.acquire('instagram', undefined);
+    expect(await bounded.acquire('instagram', undefined)).toBeNull();
+    expect(bounded.waiting()).toBe(0);
+
+    const lanes = waiting();
+    await lanes.acquire('threads', undefined);
+    await lanes.acquire('threads', undefined);
+    const left = [lanes.acquire('threads', undefined), lanes.acquire('threads', undefined)];
+    await Promise.resolve();
+    expect(lanes.waiting()).toBe(2);
+    lanes.close();
+    expect(await Promise.all(left)).toEqual([null, null]);
+    expect(lanes.waiting()).toBe(0);
+    // Closed: a full lane answers at once, as a BullMQ job's would.
+    expect(await lanes.acquire('threads', undefined)).toBeNull();
+  });
+
+  it('waits for a full account lane, holding no network place meanwhile, within the bound', async () => {
+    const redis = await connected(factory.worker());
+    try {
+      const options = { ...LANES, accountCap: 1, retryMs: 20 };
+      const accounts = createAccountLanes(redis, prefix, options);
+      const lanes = createPublishLanes(4, { ...options, waitMs: 60_000 }, accounts, { wait: true });
+      const first = await lanes.acquire('twitter', 'acct-w');
+      expect(first).not.toBeNull();
+      let got = false;
+      const second = lanes.acquire('twitter', 'acct-w').then((place) => {
+        got = true;
+        return place;
+      });
+      await waitUntil(
+        'the second post to wait for the account',
+        async () => lanes.waiting() === 1,
+        5_000,
+        10,
+      );
+      expect(lanes.running('twitter')).toBe(1);
+      expect(got).toBe(false);
+      await first?.release();
+      const place = await second;
+      expect(place).not.toBeNull();
+      expect(lanes.running('twitter')).toBe(1);
+      // Nobody releases: the bound ends the wait with nothing held.
+      const bounded = createPublishLanes(4, { ...options, waitMs: 100 }, accounts, { wait: true });
+      expect(await bounded.acquire('twitter', 'acct-w')).toBeNull();
+      expect(bounded.running('twitter')).toBe(0);
+      await place?.release();
+      expect(await accounts.held('twitter', 'acct-w')).toBe(0);
+    } finally {
+      await redis.quit();
+    }
   });
 });
 

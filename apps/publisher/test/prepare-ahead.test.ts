@@ -262,3 +262,73 @@ describe('a prepared post published in-process while its network is slow', () =>
     ).toBeUndefined();
   }, 60_000);
 });
+
+describe('prepared posts waiting in memory for their lanes', () => {
+  let api: TTestApi;
+
+  beforeAll(async () => {
+    // One publish per account at once: the account's other due posts wait in the preparing process.
+    api = await startTestApi({
+      publisher: true,
+      networkTimeoutMs: 20_000,
+      lanes: { networkShare: 0.25, accountCap: 1, leaseMs: 30_000, retryMs: 50, waitMs: 120_000 },
+    });
+  });
+  afterAll(() => api.close());
+
+  it('a publisher stopped while posts wait for a lane hands them to publish jobs: each goes out once', async () => {
+    const { apiKey, accountId } = await api.account('pro');
+    await api.connect(accountId, 'twitter');
+    const dueAt = Date.now() + 3_000;
+    const texts = [0, 1, 2, 3].map((i) => `prep lane ${i} ${dueAt}`);
+    const ids: string[] = [];
+    for (const content of texts) {
+      const res = await request(api.app)
+        .post('/v1/posts')
+        .set(bearer(apiKey))
+        .send({ content, platforms: ['twitter'], scheduled_for: new Date(dueAt).toISOString() });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id as string);
+    }
+    await waitUntil(
+      'the posts to be prepared',
+      async () => api.publisher!.context.prepared.size() === 4,
+      3_000,
+    );
+    // The first post to take the account's place holds it for 4 s; the three others wait for it.
+    api.sim!.sim.addFault({ platform: 'twitter', kind: 'slow', delayMs: 4_000, remaining: 1 });
+    const tweetCalls = () =>
+      api.sim!.sim.requests.filter(
+        (r) => r.path.endsWith('/2/tweets') && texts.includes((r.body as { text?: string }).text ?? ''),
+      ).length;
+    await waitUntil(
+      'every post started, one of them sent',
+      async () =>
+        (await api.db.post.count({ where: { id: { in: ids }, status: 'publishing' } })) === 4 &&
+        tweetCalls() === 1,
+      20_000,
+    );
+    await api.stopPublisher();
+    // Stopped: the sent post is done; the waiting ones are publish jobs in Redis (nothing only in memory).
+    const posts = await api.db.post.findMany({ where: { id: { in: ids } } });
+    expect(posts.filter((p) => p.status === 'published')).toHaveLength(1);
+    const handedBack = posts.filter((p) => p.status === 'publishing');
+    expect(handedBack).toHaveLength(3);
+    for (const p of handedBack) {
+      const job = await api.queues.publish.getJob(
+        JOBS.publish.jobId({ postId: p.id, attempt: p.publishAttempt }),
+      );
+      expect(['delayed', 'waiting']).toContain(await job?.getState());
+    }
+    expect(tweetCalls()).toBe(1);
+
+    await api.startPublisher();
+    await waitUntil(
+      'every post to be published',
+      async () => (await api.db.post.count({ where: { id: { in: ids }, status: 'published' } })) === 4,
+      30_000,
+    );
+    for (const text of texts)
+      expect(api.sim!.sim.postsOf('twitter').filter((p) => p.text === text)).toHaveLength(1);
+  }, 90_000);
+});

@@ -30,7 +30,6 @@ describe('waiting for media processing', () => {
     apiKey = account.apiKey;
     await api.connect(account.accountId, 'instagram');
     await api.connect(account.accountId, 'mastodon');
-    await api.connect(account.accountId, 'slack');
     // Video containers stay IN_PROGRESS this long after they are made.
     sim.sim.processingMs.instagram = PROCESSING_MS;
   });
@@ -169,6 +168,45 @@ describe('waiting for media processing', () => {
     await waitUntil('the post to be published', () => published(id), 20_000);
     expect(sim.sim.postsOf('mastodon').filter((p) => p.text === text)).toHaveLength(1);
   });
+
+  it('a rate limit with a retry-after spends no attempt: more 429s than the job has attempts, then published', async () => {
+    const text = `pw-429-many-${Date.now()}`;
+    // One more 429 than the publish job's attempts: each counted as an attempt, the post would fail.
+    const refusals = (JOBS.publish.options.attempts ?? 1) + 1;
+    sim.sim.addFault({
+      platform: 'mastodon',
+      kind: 'rate_limited',
+      retryAfterSeconds: 1,
+      remaining: refusals,
+      pathIncludes: '/api/v1/statuses',
+    });
+    const created = await request(api.app)
+      .post('/v1/posts')
+      .set(bearer(apiKey))
+      .send({ content: text, platforms: ['mastodon'] });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
+    const { publishAttempt } = await api.db.post.findUniqueOrThrow({ where: { id } });
+    const jobId = JOBS.publish.jobId({ postId: id, attempt: publishAttempt });
+    await waitUntil('the wait to be delayed', async () => (await jobState(jobId)) === 'delayed', 10_000, 10);
+    // Moved to delayed, not failed: no attempt made, no failure recorded on the job.
+    const waiting = await api.queues.publish.getJob(jobId);
+    expect(waiting?.attemptsMade).toBe(0);
+    expect(waiting?.failedReason ?? null).toBeNull();
+    await waitUntil(
+      'the post to be final',
+      async () => (await api.db.post.findUniqueOrThrow({ where: { id } })).status !== 'publishing',
+      60_000,
+      100,
+    );
+    expect((await api.db.post.findUniqueOrThrow({ where: { id } })).status).toBe('published');
+    expect(sim.sim.postsOf('mastodon').filter((p) => p.text === text)).toHaveLength(1);
+    // Sent once per 429 and once more: the same job the whole time, the same publish attempt.
+    const segment = await api.db.segmentDelivery.findFirst({ where: { postId: id, platform: 'mastodon' } });
+    expect(segment?.attempts).toBe(refusals + 1);
+    expect((await api.db.post.findUniqueOrThrow({ where: { id } })).publishAttempt).toBe(publishAttempt);
+  }, 90_000);
 
   it('frees the slot while Slack completes the share of an uploaded image, then records the message once', async () => {
     // The Slack message exists after files.completeUploadExternal; its ts shows once sharing completes.
