@@ -310,7 +310,9 @@ describe('lanes: the publisher process', () => {
     const quiet = await api.account('pro');
     await api.connect(busy.accountId, 'twitter', 'busy-x');
     await api.connect(quiet.accountId, 'twitter', 'quiet-x');
-    sim.sim.addFault({ platform: 'twitter', kind: 'slow', delayMs: 1_000, remaining: -1 });
+    // Each send holds its place 3 s: room enough, on a loaded box, for the held-back jobs to cycle and the
+    // quiet account's job to be reached before the busy account's first two places free (1 s failed in a run).
+    sim.sim.addFault({ platform: 'twitter', kind: 'slow', delayMs: 3_000, remaining: -1 });
     const manyTexts = Array.from({ length: 10 }, (_, i) => `lane-many-${i}`);
     const many = await create(busy.apiKey, 'twitter', manyTexts);
     const one = await create(quiet.apiKey, 'twitter', ['lane-one']);

@@ -30,6 +30,7 @@ describe('waiting for media processing', () => {
     apiKey = account.apiKey;
     await api.connect(account.accountId, 'instagram');
     await api.connect(account.accountId, 'mastodon');
+    await api.connect(account.accountId, 'slack');
     // Video containers stay IN_PROGRESS this long after they are made.
     sim.sim.processingMs.instagram = PROCESSING_MS;
   });
