@@ -472,7 +472,9 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
         failure: {
           kind: refusal.kind,
           message: `Could not use the video ${shown(url)} for ${network}: ${refusal.reason}.${refusal.kind === 'rejected' ? ' Fix the media URL or file and retry.' : ''}`,
-          ...(refusal.retryAfterMs !== undefined ? { retryAfterMs: refusal.retryAfterMs } : {}),
+          ...(refusal.retryAfterMs !== undefined
+            ? { retryAfterMs: refusal.retryAfterMs, spoolFull: true }
+            : {}),
         },
       };
     }

@@ -5,6 +5,7 @@ import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 import type { TConnectorAccount, TPublishInput } from '../src/connector.js';
 import { createMediaFetcher, SPOOL_FULL_RETRY_MS } from '../src/media-fetch.js';
 import { createSpoolBudget, type TSpoolBudget } from '../src/spool-budget.js';
+import { SPOOL_MAX_WAIT_MS, withSpoolWait } from '../src/spool-wait.js';
 import { createYoutubeConnector } from '../src/youtube.connector.js';
 import { mp4 } from './media-server.js';
 
@@ -32,14 +33,38 @@ function input(account: TConnectorAccount, text: string): TPublishInput {
   };
 }
 
+/** Keeps what the connector saves, as the publisher does on the segment's row. */
+function memoryProgress(saved: Record<string, string> | null = null) {
+  const store = {
+    saved,
+    save: async (state: Record<string, string> | null) => {
+      store.saved = state;
+    },
+  };
+  return store;
+}
+
+const uploads = () => running.sim.requests.filter((r) => r.path.startsWith('/youtube/upload'));
+
+async function holdFirst(fetchMedia: ReturnType<typeof createMediaFetcher>) {
+  const first = await fetchMedia.toFile?.({
+    url: videoUrl,
+    kind: 'video',
+    network: 'YouTube',
+    maxBytes: 1e9,
+    account: 'acc-first',
+  });
+  if (!first?.ok) throw new Error('the first video was not spooled');
+  return first.value;
+}
+
 function setUp(maxBytes: number) {
   const budget: TSpoolBudget = createSpoolBudget({ maxBytes, setting: 'MEDIA_SPOOL_MAX' });
   const fetchMedia = createMediaFetcher({ allowPrivate: true, spoolBudget: budget });
-  const connector = createYoutubeConnector({
-    baseUrl: running.baseUrls.youtube,
-    timeoutMs: 2000,
-    fetchMedia,
-  });
+  // As createConnectors wraps every connector.
+  const connector = withSpoolWait(
+    createYoutubeConnector({ baseUrl: running.baseUrls.youtube, timeoutMs: 2000, fetchMedia }),
+  );
   return { budget, fetchMedia, connector };
 }
 
@@ -60,35 +85,54 @@ afterAll(() => running.close());
 beforeEach(() => running.sim.reset());
 
 describe('spool budget with a connector', () => {
-  it('makes a second large video wait while the first holds the budget, then lets it go', async () => {
+  it('makes a second large video wait (pending, no attempt spent) while the first holds the budget, then go', async () => {
     // Room for one video, not two.
     const { budget, fetchMedia, connector } = setUp(Math.floor(videoBytes * 1.5));
-    const first = await fetchMedia.toFile?.({
-      url: videoUrl,
-      kind: 'video',
-      network: 'YouTube',
-      maxBytes: 1e9,
-      account: 'acc-first',
-    });
-    if (!first?.ok) throw new Error('the first video was not spooled');
+    const first = await holdFirst(fetchMedia);
     expect(budget.held()).toBe(videoBytes);
 
-    const waiting = await connector.publish(input(accountOf('acc-second'), 'second video'));
+    const progress = memoryProgress();
+    const second = input(accountOf('acc-second'), 'second video');
+    const waiting = await connector.publish({ ...second, progress });
     expect(waiting.ok).toBe(false);
     if (waiting.ok) return;
+    expect(waiting.pending).toEqual({ checkAfterMs: SPOOL_FULL_RETRY_MS });
     expect(waiting.failure.kind).toBe('transient');
-    expect(waiting.failure.retryAfterMs).toBe(SPOOL_FULL_RETRY_MS);
     expect(waiting.failure.message).toMatch(/MEDIA_SPOOL_MAX/);
+    // The wait's start is saved, so the publisher does not take the segment for an unanswered send.
+    expect(Object.keys(progress.saved ?? {})).toEqual(['spoolWaitSince']);
     // Nothing reached the network, and the refused download left nothing held.
-    expect(running.sim.requests.filter((r) => r.path.startsWith('/youtube/upload'))).toHaveLength(0);
+    expect(uploads()).toHaveLength(0);
     expect(budget.held()).toBe(videoBytes);
 
-    await first.value.dispose();
+    await first.dispose();
     expect(budget.held()).toBe(0);
-    const sent = await connector.publish(input(accountOf('acc-second'), 'second video'));
+    const sent = await connector.publish({ ...second, progress });
     if (!sent.ok) throw new Error(sent.failure.message);
+    expect(uploads().length).toBeGreaterThan(0);
+    expect(progress.saved?.spoolWaitSince).toBeUndefined();
     // The upload is over: its file and its place in the budget are gone.
     expect(budget.held()).toBe(0);
+  });
+
+  it('answers a plain transient failure to a caller without progress, or once the wait has lasted too long', async () => {
+    const { fetchMedia, connector } = setUp(Math.floor(videoBytes * 1.5));
+    const first = await holdFirst(fetchMedia);
+    try {
+      const direct = await connector.publish(input(accountOf('acc-second'), 'direct'));
+      expect(direct.ok ? null : [direct.failure.kind, direct.failure.retryAfterMs, direct.pending]).toEqual([
+        'transient',
+        SPOOL_FULL_RETRY_MS,
+        undefined,
+      ]);
+      const longAgo = String(Date.now() - SPOOL_MAX_WAIT_MS - 1000);
+      const progress = memoryProgress({ spoolWaitSince: longAgo });
+      const late = await connector.publish({ ...input(accountOf('acc-second'), 'late'), progress });
+      expect(late.ok ? null : [late.failure.kind, late.pending]).toEqual(['transient', undefined]);
+      expect(progress.saved).toBeNull();
+    } finally {
+      await first.dispose();
+    }
   });
 
   it('refuses a video larger than the whole budget for good, naming the variable', async () => {
