@@ -19,6 +19,30 @@ import {
 import { z } from 'zod';
 import { parseReadBudgetOverrides } from './metrics-budget.js';
 
+const BYTE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+};
+
+/** A size in bytes: a whole number, or a number with a unit (`8GiB`, `500MB`, `1.5 GB`). */
+const ZByteSize = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+)?\s*([kmgt]i?b|b)?$/i, 'a size in bytes, such as 8589934592, 8GiB or 500MB')
+  .transform((text) => {
+    const [, amount = '0', unit = ''] = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text) ?? [];
+    return Math.floor(Number(amount) * (BYTE_UNITS[unit.toLowerCase()] ?? 1));
+  })
+  .pipe(z.number().int().min(1));
+
 const ZPublisherEnv = ZCommonEnv.extend({
   ...ZMediaEnv.shape,
   /**
@@ -78,6 +102,12 @@ const ZPublisherEnv = ZCommonEnv.extend({
   MEDIA_DOWNLOAD_TIMEOUT: ZDuration.default(parseDuration('30s')),
   /** Bound on one video download (videos run to hundreds of megabytes). */
   MEDIA_VIDEO_DOWNLOAD_TIMEOUT: ZDuration.default(parseDuration('5m')),
+  /**
+   * Disk all videos spooled at once by this process may take (bytes, or with a unit: `8GiB`, `500MB`); one
+   * account holds at most half of it. A video that does not fit now is retried later; one larger than it
+   * all is refused. Default 8 GiB.
+   */
+  MEDIA_SPOOL_MAX: ZByteSize.default(8 * 1024 ** 3),
   /** Variant A's twitter publishes per UTC month by plan; scheduled and queued posts take theirs here. */
   TWITTER_MONTHLY_ALLOWANCE: ZTwitterAllowance,
   /** `LinkedIn-Version` (YYYYMM): LinkedIn serves each monthly version for one year, then answers 426. */

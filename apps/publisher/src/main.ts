@@ -1,6 +1,6 @@
 import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
-import { createConnectors } from '@sps/networks';
+import { createConnectors, createSpoolBudget } from '@sps/networks';
 import { logOptions, startMetricsServer, stopOnSignals } from '@sps/ops';
 import { createQueues, createRedisFactory } from '@sps/queue';
 import { createStorage } from '@sps/storage';
@@ -58,6 +58,8 @@ const connectors = createConnectors({
     allowPrivate: env.MEDIA_ALLOW_PRIVATE_URLS,
     timeoutMs: env.MEDIA_DOWNLOAD_TIMEOUT,
     videoTimeoutMs: env.MEDIA_VIDEO_DOWNLOAD_TIMEOUT,
+    // One budget for the whole process: every connector's spooled videos count against it.
+    spoolBudget: createSpoolBudget({ maxBytes: env.MEDIA_SPOOL_MAX, setting: 'MEDIA_SPOOL_MAX' }),
   },
 });
 const metrics = createPublisherMetrics(queues);

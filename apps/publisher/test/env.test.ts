@@ -15,6 +15,15 @@ describe('publisher env: media downloads', () => {
     expect(loadEnv({}).MEDIA_DOWNLOAD_TIMEOUT).toBe(30_000);
   });
 
+  it('reads MEDIA_SPOOL_MAX as bytes or with a unit, 8 GiB by default', () => {
+    expect(loadEnv({}).MEDIA_SPOOL_MAX).toBe(8 * 1024 ** 3);
+    expect(loadEnv({ MEDIA_SPOOL_MAX: '500MB' }).MEDIA_SPOOL_MAX).toBe(500_000_000);
+    expect(loadEnv({ MEDIA_SPOOL_MAX: '2GiB' }).MEDIA_SPOOL_MAX).toBe(2 * 1024 ** 3);
+    expect(loadEnv({ MEDIA_SPOOL_MAX: '1048576' }).MEDIA_SPOOL_MAX).toBe(1_048_576);
+    expect(() => loadEnv({ MEDIA_SPOOL_MAX: 'lots' })).toThrow(/MEDIA_SPOOL_MAX/);
+    expect(() => loadEnv({ MEDIA_SPOOL_MAX: '0' })).toThrow(/MEDIA_SPOOL_MAX/);
+  });
+
   it('names the variable when a value is not understood', () => {
     expect(() => loadEnv({ MEDIA_ALLOW_PRIVATE_URLS: 'maybe' })).toThrow(/MEDIA_ALLOW_PRIVATE_URLS/);
   });

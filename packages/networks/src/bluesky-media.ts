@@ -77,7 +77,7 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
   });
 
   /** Downloads every item before a session is used (a slow media host must not hold a PDS call). */
-  async function download(media: TMedia | null): Promise<TStep<TBlueskyDownload[]>> {
+  async function download(media: TMedia | null, account: string): Promise<TStep<TBlueskyDownload[]>> {
     const out: TBlueskyDownload[] = [];
     for (const image of media?.images ?? []) {
       const fetched = await deps.fetchMedia({
@@ -102,6 +102,7 @@ export function createBlueskyMedia(deps: TBlueskyMediaDeps) {
         network: NETWORK,
         maxBytes: BLUESKY_MAX_VIDEO_BYTES,
         accept: VIDEO_TYPES,
+        account,
       });
       if (!opened.ok) return opened;
       const file = opened.value;

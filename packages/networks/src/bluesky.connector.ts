@@ -213,6 +213,7 @@ export function createBlueskyConnector(options: TConnectorOptions): TNetworkConn
       const videoUrl = input.media?.video?.url ?? '';
       const downloads = await media.download(
         resuming && input.media ? { ...input.media, video: null } : input.media,
+        input.account.id,
       );
       if (!downloads.ok) return downloads;
       const images = downloads.value.filter((d) => d.kind === 'image');

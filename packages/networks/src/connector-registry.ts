@@ -12,6 +12,7 @@ import { createMediaFetcher, type TMediaFetchConfig } from './media-fetch.js';
 import { withMetricsReader } from './metrics-registry.js';
 import { guardPermissions } from './permissions/permission-guard.js';
 import { createSlackConnector } from './slack.connector.js';
+import { withSpoolWait } from './spool-wait.js';
 import { createTelegramConnector } from './telegram.connector.js';
 import { createThreadsConnector } from './threads.connector.js';
 import { createTiktokConnector } from './tiktok.connector.js';
@@ -82,7 +83,8 @@ export function createConnectors(config: TConnectorsConfig): Partial<Record<TPla
     };
     // Every call checks the account's permissions first (DESIGN invariant 12), the metrics read too: the
     // reader is attached before the guard wraps the connector.
-    out[platform] = guardPermissions(withMetricsReader(platform, factory(options), options));
+    // A full spool budget waits like media processing (spool-wait.ts), under the permission guard.
+    out[platform] = guardPermissions(withSpoolWait(withMetricsReader(platform, factory(options), options)));
   }
   return out;
 }

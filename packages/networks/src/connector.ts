@@ -103,6 +103,11 @@ export interface TNetworkFailure {
    * the earlier one.
    */
   duplicate?: boolean;
+  /**
+   * The video could not be spooled because this process's spool budget is full now: nothing was sent, and
+   * the same call succeeds once other uploads end (`retryAfterMs` says when to look again; spool-wait.ts).
+   */
+  spoolFull?: boolean;
 }
 
 export type TPublishOutcome =

@@ -110,7 +110,7 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
    * Images and the video as attachments, all within the upload limit: each image gets an equal share
    * (re-encoded to fit it), a video the whole limit; alt text is the attachment's description.
    */
-  async function download(media: TPublishInput['media']): Promise<TStep<TFile[]>> {
+  async function download(media: TPublishInput['media'], account: string): Promise<TStep<TFile[]>> {
     const items = [
       ...(media?.images ?? []).map((image) => ({ kind: 'image' as const, ...image })),
       ...(media?.video ? [{ kind: 'video' as const, url: media.video.url, altText: undefined }] : []),
@@ -132,6 +132,7 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
         kind: item.kind,
         network: NETWORK,
         maxBytes: share,
+        account,
       });
       if (!got.ok) {
         await Promise.all(files.map((done) => done.file.dispose()));
@@ -229,7 +230,7 @@ export function createDiscordConnector(options: TConnectorOptions = {}): TNetwor
           `${NETWORK} messages hold at most ${CONTENT_MAX} characters; this one has ${length}. Shorten it and retry.`,
         );
       }
-      const files = await download(media);
+      const files = await download(media, account.id);
       if (!files.ok) return files;
       const payload = {
         content: text,

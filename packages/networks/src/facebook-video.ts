@@ -151,7 +151,7 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
   }
 
   /** The video as a temporary file (the shared fetcher), or as bytes from a fetcher without `toFile`. */
-  async function download(url: string): Promise<TStep<TVideoSource>> {
+  async function download(url: string, account: string): Promise<TStep<TVideoSource>> {
     const request = {
       url,
       kind: 'video' as const,
@@ -159,6 +159,7 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
       maxBytes: FACEBOOK_MAX_VIDEO_BYTES,
       // The Resumable Upload API's only video type.
       accept: ['video/mp4'],
+      account,
     };
     if (deps.fetchMedia.toFile) {
       const spooled = await deps.fetchMedia.toFile(request);
@@ -263,7 +264,7 @@ export function createFacebookVideoPublisher(deps: TFacebookVideoDeps) {
         `${network} video uploads need the Meta app id: the operator sets OAUTH_FACEBOOK_CLIENT_ID for the publisher.`,
       );
     }
-    const source = await download(url);
+    const source = await download(url, account.id);
     if (!source.ok) return source;
     let handle: string;
     try {

@@ -53,3 +53,10 @@ export {
   type TTokenSet,
 } from './oauth/oauth-types.js';
 export { guardPermissions, permissionFailure } from './permissions/permission-guard.js';
+export {
+  createSpoolBudget,
+  type TSpoolBudget,
+  type TSpoolBudgetConfig,
+  type TSpoolLease,
+  type TSpoolRefusal,
+} from './spool-budget.js';

@@ -172,6 +172,7 @@ export function createLinkedInMedia(deps: TLinkedInMediaDeps) {
       url,
       network: NETWORK,
       maxBytes: LINKEDIN_MAX_VIDEO_BYTES,
+      account: account.id,
     });
     if (!opened.ok) return opened;
     const file = opened.value;

@@ -89,6 +89,7 @@ export function createMastodonMedia(deps: TMastodonMediaDeps) {
       kind: item.kind,
       network: NETWORK,
       maxBytes: item.kind === 'image' ? limits.imageSizeLimit : limits.videoSizeLimit,
+      account: account.id,
       ...(accept && accept.length > 0 ? { accept } : {}),
     });
     if (!opened.ok) return opened;

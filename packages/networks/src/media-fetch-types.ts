@@ -1,5 +1,6 @@
 import type { TAddressPolicy } from './address-guard.js';
 import type { TStep } from './http-client.js';
+import type { TSpoolBudget } from './spool-budget.js';
 
 // The media fetcher's shapes (media-fetch.ts): what a connector asks for and gets, and how it is configured.
 
@@ -19,6 +20,11 @@ export interface TMediaRequest {
    * image or video type the fetcher recognises. An image of another type is converted to JPEG (or WebP).
    */
   accept?: readonly string[];
+  /**
+   * The connected account the download is for: a spooled video counts against its share of the spool
+   * budget (`TMediaFetchConfig.spoolBudget`). Absent: counted under one shared name.
+   */
+  account?: string;
 }
 
 export interface TFetchedMedia {
@@ -87,4 +93,10 @@ export interface TMediaFetchConfig {
    * usually bring a large photo under the network's limit (Bluesky's 1,000,000 bytes). Default 20 MB.
    */
   sourceImageMaxBytes?: number;
+  /**
+   * Bounds the disk `toFile` fills at once in this process, and one account's share of it (the publisher's
+   * `MEDIA_SPOOL_MAX`). A video that does not fit now fails `transient` (with `retryAfterMs`), one larger
+   * than the whole budget `rejected`. Absent: no bound.
+   */
+  spoolBudget?: TSpoolBudget;
 }

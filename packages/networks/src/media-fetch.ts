@@ -15,6 +15,7 @@ import type { TFailureKind } from './connector.js';
 import type { TStep } from './http-client.js';
 import { fitImage } from './image-fit.js';
 import type { TFetchMedia, TMediaFetchConfig, TSpooledMedia } from './media-fetch-types.js';
+import type { TSpoolLease, TSpoolRefusal } from './spool-budget.js';
 
 export type {
   TFetchedMedia,
@@ -37,9 +38,26 @@ class MediaRefusal extends Error {
   constructor(
     readonly kind: Extract<TFailureKind, 'rejected' | 'transient'>,
     readonly reason: string,
+    /** For a full spool budget: when to try again (nothing was sent). */
+    readonly retryAfterMs?: number,
   ) {
     super(reason);
   }
+}
+
+/** How soon a video refused for a full spool budget is tried again (others' uploads take minutes). */
+export const SPOOL_FULL_RETRY_MS = 30_000;
+
+/** Holds `total` bytes on the lease or throws why not: past the whole budget is permanent, a full one is not. */
+function holdSpool(lease: TSpoolLease | undefined, total: number) {
+  const refused: TSpoolRefusal | null = lease ? lease.ensure(total) : null;
+  if (!refused) return;
+  if (refused.kind === 'oversize') throw new MediaRefusal('rejected', refused.message);
+  throw new MediaRefusal(
+    'transient',
+    `${refused.message}; it will be retried automatically`,
+    SPOOL_FULL_RETRY_MS,
+  );
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -100,6 +118,7 @@ async function spoolCapped(
   cap: number,
   declared: string,
   tooLarge: string,
+  lease?: TSpoolLease,
 ): Promise<{ size: number; type: string }> {
   const out = createWriteStream(path, { mode: 0o600 });
   const failed = new Promise<never>((_resolve, reject) => out.once('error', reject));
@@ -110,6 +129,8 @@ async function spoolCapped(
     for await (const chunk of stream) {
       total += chunk.length;
       if (total > cap) throw new MediaRefusal('rejected', tooLarge);
+      // An unannounced size is held as it arrives, so the file never outgrows its share of the disk.
+      holdSpool(lease, total);
       if (head.length < SNIFF_BYTES) {
         head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
         if (head.length >= SNIFF_BYTES) {
@@ -312,20 +333,20 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
     kind: 'image' | 'video',
     cap: number,
     limitText: string,
-    spoolTo: string,
+    spoolTo: { path: string; lease?: TSpoolLease | undefined },
   ): Promise<{ size: number; type: string }>;
   async function download(
     url: string,
     kind: 'image' | 'video',
     cap: number,
     limitText: string,
-    spoolTo?: string,
+    spoolTo?: { path: string; lease?: TSpoolLease | undefined },
   ): Promise<Buffer | { size: number; type: string }> {
     const own = await config.ownMedia?.open(url);
     if (own) {
       if (!own.found) throw new MediaRefusal('rejected', 'the uploaded media item no longer exists');
       try {
-        if (spoolTo) return await spoolCapped(own.stream, spoolTo, cap, '', limitText);
+        if (spoolTo) return await spoolCapped(own.stream, spoolTo.path, cap, '', limitText, spoolTo.lease);
         return await readCapped(own.stream, cap, kind, '', limitText);
       } finally {
         own.stream.destroy();
@@ -352,7 +373,16 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
         throw new MediaRefusal('rejected', limitText);
       }
       const declared = declaredType(response.headers['content-type']);
-      if (spoolTo) return await spoolCapped(stream, spoolTo, cap, declared, limitText);
+      if (spoolTo && Number.isFinite(announced)) {
+        // The announced size is held before the body is read: a full budget costs no transfer.
+        try {
+          holdSpool(spoolTo.lease, announced);
+        } catch (err) {
+          stream.destroy();
+          throw err;
+        }
+      }
+      if (spoolTo) return await spoolCapped(stream, spoolTo.path, cap, declared, limitText, spoolTo.lease);
       return await readCapped(stream, cap, kind, declared, limitText);
     } catch (err) {
       current?.destroy();
@@ -403,11 +433,24 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
     };
   };
 
-  fetchMedia.toFile = async ({ url, network, maxBytes, accept }) => {
+  fetchMedia.toFile = async ({ url, network, maxBytes, accept, account }) => {
     const local = await config.ownMedia?.localFile?.(url);
     if (local) return inPlace(local, url, network, maxBytes, accept);
-    const dir = await mkdtemp(join(tmpdir(), 'sps-media-'));
-    const dispose = () => rm(dir, { recursive: true, force: true });
+    // Nothing is held yet (the size comes with the answer's headers or with the bytes), so this never fails.
+    const reserved = config.spoolBudget?.reserve(account ?? '', 0);
+    const lease = reserved?.ok ? reserved.lease : undefined;
+    const dir = await mkdtemp(join(tmpdir(), 'sps-media-')).catch((err: unknown) => {
+      lease?.release();
+      throw err;
+    });
+    // The file and its place in the budget go together, on every path (success, refusal, error).
+    const dispose = async () => {
+      try {
+        await rm(dir, { recursive: true, force: true });
+      } finally {
+        lease?.release();
+      }
+    };
     const path = join(dir, 'video');
     try {
       const { size, type } = await download(
@@ -415,7 +458,7 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
         'video',
         maxBytes,
         `the file is larger than ${network} accepts for a video (${maxBytes} bytes)`,
-        path,
+        { path, lease },
       );
       if (accept && !accept.includes(type)) {
         throw new MediaRefusal('rejected', `the file is a ${type} video, a type ${network} does not take`);
@@ -429,6 +472,9 @@ export function createMediaFetcher(config: TMediaFetchConfig = {}): TFetchMedia 
         failure: {
           kind: refusal.kind,
           message: `Could not use the video ${shown(url)} for ${network}: ${refusal.reason}.${refusal.kind === 'rejected' ? ' Fix the media URL or file and retry.' : ''}`,
+          ...(refusal.retryAfterMs !== undefined
+            ? { retryAfterMs: refusal.retryAfterMs, spoolFull: true }
+            : {}),
         },
       };
     }

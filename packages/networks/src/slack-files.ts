@@ -89,6 +89,7 @@ export function createSlackFiles(deps: TSlackFilesDeps) {
         kind: item.kind,
         network: NETWORK,
         maxBytes: item.kind === 'video' ? MAX_VIDEO_BYTES : MAX_IMAGE_BYTES,
+        account: account.id,
       });
       if (!got_.ok) return got_;
       const file = got_.value;

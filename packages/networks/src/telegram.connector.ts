@@ -128,6 +128,7 @@ export function createTelegramConnector(options: TConnectorOptions = {}): TNetwo
         kind: item.kind,
         network: NETWORK,
         maxBytes: item.kind === 'image' ? PHOTO_MAX_BYTES : FILE_MAX_BYTES,
+        account: input.account.id,
       });
       if (!got.ok) {
         await Promise.all(items.map((done) => done.file.dispose()));

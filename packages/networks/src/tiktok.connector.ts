@@ -166,55 +166,59 @@ export function createTiktokConnector(options: TConnectorOptions = {}): TNetwork
   ): Promise<TStep<string>> {
     const { account } = input;
     // Spooled to a temporary file (removed in `withVideoFile`), sent chunk by chunk from it.
-    return withVideoFile(fetchMedia, { url, network: NETWORK, maxBytes: MAX_VIDEO_BYTES }, async (file) => {
-      const moov = file.type === 'video/webm' ? null : await mp4MoovOf(file);
-      const seconds = moov ? mp4DurationSeconds(moov) : null;
-      const max = creator.max_video_post_duration_sec;
-      if (seconds !== null && max !== undefined && seconds > max) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'rejected',
-            message: `The video is ${Math.ceil(seconds)} s long; this ${NETWORK} account may post videos of up to ${max} s. Shorten it and retry.`,
-          },
+    return withVideoFile(
+      fetchMedia,
+      { url, network: NETWORK, maxBytes: MAX_VIDEO_BYTES, account: account.id },
+      async (file) => {
+        const moov = file.type === 'video/webm' ? null : await mp4MoovOf(file);
+        const seconds = moov ? mp4DurationSeconds(moov) : null;
+        const max = creator.max_video_post_duration_sec;
+        if (seconds !== null && max !== undefined && seconds > max) {
+          return {
+            ok: false,
+            failure: {
+              kind: 'rejected',
+              message: `The video is ${Math.ceil(seconds)} s long; this ${NETWORK} account may post videos of up to ${max} s. Shorten it and retry.`,
+            },
+          };
+        }
+        const plan = planChunks(file.size, options.uploadChunkBytes);
+        let init: { publish_id?: string; upload_url?: string };
+        try {
+          init = await call(account, 'v2/post/publish/video/init/', {
+            post_info: postInfo,
+            source_info: {
+              source: 'FILE_UPLOAD',
+              video_size: file.size,
+              chunk_size: plan.chunkSize,
+              total_chunk_count: plan.count,
+            },
+          });
+        } catch (error) {
+          return { ok: false, failure: classify(error) };
+        }
+        if (!init.publish_id || !init.upload_url) {
+          return {
+            ok: false,
+            failure: {
+              kind: 'transient',
+              message: `${NETWORK} opened no upload. It will be retried automatically.`,
+            },
+          };
+        }
+        const progress: TProgress = {
+          publishId: init.publish_id,
+          stage: 'init',
+          videoSize: String(file.size),
         };
-      }
-      const plan = planChunks(file.size, options.uploadChunkBytes);
-      let init: { publish_id?: string; upload_url?: string };
-      try {
-        init = await call(account, 'v2/post/publish/video/init/', {
-          post_info: postInfo,
-          source_info: {
-            source: 'FILE_UPLOAD',
-            video_size: file.size,
-            chunk_size: plan.chunkSize,
-            total_chunk_count: plan.count,
-          },
-        });
-      } catch (error) {
-        return { ok: false, failure: classify(error) };
-      }
-      if (!init.publish_id || !init.upload_url) {
-        return {
-          ok: false,
-          failure: {
-            kind: 'transient',
-            message: `${NETWORK} opened no upload. It will be retried automatically.`,
-          },
-        };
-      }
-      const progress: TProgress = {
-        publishId: init.publish_id,
-        stage: 'init',
-        videoSize: String(file.size),
-      };
-      await input.progress?.save(progress);
-      const sent = await uploadChunks(init.upload_url, file, plan, options.timeoutMs);
-      // Nothing is published from an incomplete upload, so a failed transfer is safe to retry.
-      if (!sent.ok) return { ok: false, failure: classify(sent.error) };
-      await input.progress?.save({ ...progress, stage: 'uploaded' });
-      return { ok: true, value: init.publish_id };
-    });
+        await input.progress?.save(progress);
+        const sent = await uploadChunks(init.upload_url, file, plan, options.timeoutMs);
+        // Nothing is published from an incomplete upload, so a failed transfer is safe to retry.
+        if (!sent.ok) return { ok: false, failure: classify(sent.error) };
+        await input.progress?.save({ ...progress, stage: 'uploaded' });
+        return { ok: true, value: init.publish_id };
+      },
+    );
   }
 
   async function postPhotos(

@@ -197,7 +197,13 @@ export function createTwitterMedia(deps: TTwitterMediaDeps) {
     let info: TProcessingInfo | undefined;
     const uploaded = await withVideoFile(
       deps.fetchMedia,
-      { url: video.url, network: NETWORK, maxBytes: X_MAX_VIDEO_BYTES, accept: VIDEO_TYPES },
+      {
+        url: video.url,
+        network: NETWORK,
+        maxBytes: X_MAX_VIDEO_BYTES,
+        accept: VIDEO_TYPES,
+        account: account.id,
+      },
       (file) =>
         chunked(account, file, 'amplify_video', (i) => {
           info = i;

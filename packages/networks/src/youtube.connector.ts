@@ -234,6 +234,7 @@ export function createYoutubeConnector(options: TConnectorOptions = {}): TNetwor
         url: source.url,
         network: NETWORK,
         maxBytes: MAX_VIDEO_BYTES,
+        account: account.id,
       });
       if (!opened.ok) return opened;
       const file = opened.value;
