@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -34,6 +34,9 @@ export function watchChunks(onChunk: TPutOptions['onChunk']): Transform {
     },
   });
 }
+
+/** Hard links refused: another filesystem, or one without hard links (some network and FUSE mounts). */
+const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK']);
 
 /**
  * Objects as files under `root` (`MEDIA_DIR`). A write goes to a temporary file in the same directory and
@@ -73,6 +76,25 @@ export function createFsStorage(root: string): TStorage {
       const stored = await statOf(key);
       if (!stored) throw new StorageNotFoundError(key);
       return { ...stored, contentType: options.contentType };
+    },
+    async adopt(key, file) {
+      const target = pathOf(key);
+      await mkdir(dirname(target), { recursive: true });
+      const temp = join(dirname(target), `.tmp-${randomUUID()}`);
+      try {
+        // A second name for the same inode, then renamed into place (atomic): no byte is read or written.
+        await link(file, temp).catch(async (error: NodeJS.ErrnoException) => {
+          if (!NO_LINK.has(error.code ?? '')) throw error;
+          await copyFile(file, temp);
+        });
+        await rename(temp, target);
+      } catch (error) {
+        await rm(temp, { force: true });
+        throw error;
+      }
+      const stored = await statOf(key);
+      if (!stored) throw new StorageNotFoundError(key);
+      return stored;
     },
     async get(key, range?: TByteRange) {
       const path = pathOf(key);

@@ -10,6 +10,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { watchChunks } from './fs-storage.js';
+import { composeObjects, notImplemented } from './s3-compose.js';
 import { assertKey, StorageNotFoundError, type TStorage, type TStoredObject } from './storage.js';
 
 export interface TS3StorageConfig {
@@ -59,8 +60,29 @@ export function createS3Storage(config: TS3StorageConfig): TStorage {
     assertKey(key);
     return `${config.prefix ?? ''}${key}`;
   };
+  /** Whether the server copies parts (UploadPartCopy); learnt from its first answer to one. */
+  let copiesParts: boolean | undefined;
   return {
     kind: 's3',
+    async compose(key, sources) {
+      if (copiesParts === false && sources.length > 1) return null;
+      try {
+        await composeObjects(
+          client,
+          bucket,
+          keyOf(key),
+          sources.map((s) => ({ key: keyOf(s.key), size: s.size })),
+        );
+        if (sources.length > 1) copiesParts = true;
+      } catch (error) {
+        if (!notImplemented(error)) throw error;
+        copiesParts = false;
+        return null;
+      }
+      const stored = await this.stat(key);
+      if (!stored) throw new StorageNotFoundError(key);
+      return stored;
+    },
     async put(key, body, options = {}) {
       const pass = new PassThrough();
       const feeding = pipeline(body, watchChunks(options.onChunk), pass);

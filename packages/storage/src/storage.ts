@@ -45,6 +45,18 @@ export interface TStorage {
    * instead of copying it. Objects are written whole and renamed into place, never changed afterwards.
    */
   localPath?(key: string): string;
+  /**
+   * Puts the file at `file` (on this machine, not a stored object) under `key` without copying its bytes
+   * where the store is a directory on the same filesystem: hard-linked into place (the caller removes its
+   * own name afterwards), else copied (EXDEV, or no hard links). The file must not change afterwards. fs only.
+   */
+  adopt?(key: string, file: string): Promise<TStoredObject>;
+  /**
+   * Writes under `key` the stored objects `sources` one after the other, copied inside the store (S3
+   * UploadPartCopy) instead of downloaded and sent back. Null when the server does not implement the
+   * copy (remembered: later calls answer null at once); the caller then streams the bytes itself. S3 only.
+   */
+  compose?(key: string, sources: Array<{ key: string; size: number }>): Promise<TStoredObject | null>;
 }
 
 export class StorageNotFoundError extends Error {

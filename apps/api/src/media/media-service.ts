@@ -10,7 +10,7 @@ import {
   type TMediaRecord,
 } from '@sps/core';
 import type { TMediaRepository } from '@sps/db';
-import type { TStorage } from '@sps/storage';
+import type { TStorage, TStoredObject } from '@sps/storage';
 import { imageSize, mp4Header } from './media-probe.js';
 
 /** Bytes of an upload kept for the type check and the image header (the rest only streams through). */
@@ -86,21 +86,65 @@ export function createMediaService(deps: {
     const limits = await allowance(accountId, plan, exceptUpload);
     const id = randomUUID();
     const key = mediaStorageKey(id);
-    const headChunks: Buffer[] = [];
-    let headLength = 0;
-    let mimeType: string | null = null;
+    const checks = checker(limits, plan);
+    const stored = await storage.put(key, body, { onChunk: checks.check });
+    return finish(checks, { id, accountId, key, stored, quotaBytes: limits.quotaBytes });
+  }
+
+  /**
+   * A finished tus upload put in the store without streaming it through this process: the staged file
+   * hard-linked into place (fs) or its pieces copied inside the bucket (S3). The same checks as `store`,
+   * on the first bytes read back and the size; a refused upload leaves nothing in the store. Null when the
+   * store cannot do it (S3 server without UploadPartCopy, fs staging on another filesystem is still a
+   * plain copy here): the caller then streams the upload through `store`.
+   */
+  async function adopt(
+    accountId: string,
+    plan: string,
+    source: { file: string } | { pieces: Array<{ key: string; size: number }> },
+    exceptUpload?: string,
+  ): Promise<TStoredUpload | null> {
+    const place = (key: string) => {
+      if ('file' in source) return storage.adopt ? storage.adopt(key, source.file) : null;
+      return storage.compose ? storage.compose(key, source.pieces) : null;
+    };
+    const limits = await allowance(accountId, plan, exceptUpload);
+    const id = randomUUID();
+    const key = mediaStorageKey(id);
+    const stored = await place(key);
+    if (!stored) return null;
+    const checks = checker(limits, plan);
+    try {
+      if (stored.size > 0) {
+        const chunks: Buffer[] = [];
+        const range = { start: 0, end: Math.min(HEAD_BYTES, stored.size) - 1 };
+        for await (const chunk of await storage.get(key, range)) chunks.push(chunk as Buffer);
+        const head = Buffer.concat(chunks);
+        checks.check(head, head.length);
+        checks.check(Buffer.alloc(0), stored.size);
+      }
+    } catch (error) {
+      await storage.delete(key).catch(() => undefined);
+      throw error;
+    }
+    return finish(checks, { id, accountId, key, stored, quotaBytes: limits.quotaBytes });
+  }
+
+  /** The checks of an upload as its bytes pass (`onChunk`): type (415), per-file cap and quota (413). */
+  function checker(limits: Awaited<ReturnType<typeof allowance>>, plan: string) {
+    const state = { headChunks: [] as Buffer[], headLength: 0, mimeType: null as string | null };
     let cap = Math.max(limits.imageBytes, limits.videoBytes);
     const check = (chunk: Buffer, total: number) => {
-      if (headLength < HEAD_BYTES) {
-        const part = chunk.subarray(0, HEAD_BYTES - headLength);
-        headChunks.push(part);
-        headLength += part.length;
+      if (state.headLength < HEAD_BYTES) {
+        const part = chunk.subarray(0, HEAD_BYTES - state.headLength);
+        state.headChunks.push(part);
+        state.headLength += part.length;
       }
-      if (mimeType === null && headLength >= SNIFF_AT) {
-        const sniffed = sniffMedia(Buffer.concat(headChunks));
+      if (state.mimeType === null && state.headLength >= SNIFF_AT) {
+        const sniffed = sniffMedia(Buffer.concat(state.headChunks));
         const accepted = sniffed ? ACCEPTED_MEDIA_TYPES[sniffed.type] : undefined;
         if (!sniffed || !accepted) throw unsupported(sniffed ? sniffed.type : 'unknown bytes');
-        mimeType = sniffed.type;
+        state.mimeType = sniffed.type;
         cap = accepted.type === 'video' ? limits.videoBytes : limits.imageBytes;
       }
       if (total > cap) {
@@ -123,8 +167,17 @@ export function createMediaService(deps: {
         );
       }
     };
-    const stored = await storage.put(key, body, { onChunk: check });
-    const head = Buffer.concat(headChunks);
+    return { check, state };
+  }
+
+  /** The stored upload once its bytes passed the checks, or nothing left in the store (empty, too short). */
+  async function finish(
+    checks: ReturnType<typeof checker>,
+    upload: { id: string; accountId: string; key: string; stored: TStoredObject; quotaBytes: number },
+  ): Promise<TStoredUpload> {
+    const { id, accountId, key, stored, quotaBytes } = upload;
+    const head = Buffer.concat(checks.state.headChunks);
+    const mimeType = checks.state.mimeType;
     const discard = () => storage.delete(key).catch(() => undefined);
     if (stored.size === 0) {
       await discard();
@@ -138,16 +191,7 @@ export function createMediaService(deps: {
       await discard();
       throw unsupported(sniffed?.type ?? 'unknown bytes');
     }
-    return {
-      id,
-      accountId,
-      key,
-      size: stored.size,
-      etag: stored.etag,
-      mimeType,
-      head,
-      quotaBytes: limits.quotaBytes,
-    };
+    return { id, accountId, key, size: stored.size, etag: stored.etag, mimeType, head, quotaBytes };
   }
 
   /** Measures a stored upload and records it as an item (within the quota, checked again under a lock). */
@@ -203,6 +247,7 @@ export function createMediaService(deps: {
   return {
     allowance,
     store,
+    adopt,
     record,
     discard,
     get,

@@ -24,8 +24,9 @@ const offsetOf = (state: TStagedUpload) => state.pieces.reduce((sum, [, length])
  *
  * Why not `@tus/s3-store` (S3 multipart parts, no copy at the end): it needs ListParts, which the local S3
  * server the tests and CI use (s3rver) does not implement, and parts under 5 MB need its extra "incomplete
- * part" objects; this store uses only PUT, GET and DELETE of whole objects. The finished upload is still
- * streamed from its pieces into the media store inside the last PATCH.
+ * part" objects; this store uses only PUT, GET and DELETE of whole objects. The finished upload's pieces are
+ * composed into the media object inside the bucket (`TStorage.compose`: UploadPartCopy) in the last PATCH,
+ * or streamed through the API where the server does not implement that (s3rver).
  *
  * Unfinished uploads are listed in a sorted set `<prefix>:tus:uploads` (score: creation time) so the hourly
  * sweep finds the expired ones and deletes their pieces (the store cannot list keys).
@@ -111,6 +112,12 @@ export class SharedTusStaging extends DataStore implements TTusStaging {
       for (const key of keys) yield* await storage.get(key);
     }
     return Readable.from(bytes(), { objectMode: false });
+  }
+
+  /** The finished upload's pieces, in order, for the store to copy server-side. */
+  async source(id: string): Promise<{ pieces: Array<{ key: string; size: number }> }> {
+    const { pieces } = await this.state(id);
+    return { pieces: pieces.map(([offset, size]) => ({ key: this.pieceKey(id, offset), size })) };
   }
 
   override async remove(id: string): Promise<void> {

@@ -14,7 +14,7 @@ export const TUS_EXPIRATION_MS = 24 * 60 * 60 * 1000;
  * (`SharedTusStaging`), so any API instance takes any request of an upload. MEDIA_STORAGE=fs: files under
  * `MEDIA_DIR/tus-staging` (tus's FileStore, which keeps the bytes of a PATCH cut short); several instances
  * need MEDIA_DIR shared anyway for the media themselves, and the Redis lock makes their tus requests safe on
- * it. A finished upload is streamed from staging into the media store.
+ * it. A finished upload is moved from staging into the media store (see `TTusStaging.source`).
  */
 export function createTusStaging(
   config: TMediaStorageConfig,
@@ -22,8 +22,13 @@ export function createTusStaging(
   shared: { redis: TRedis; storage: TStorage; prefix: string },
 ): TTusStaging {
   if (config.kind === 's3') return new SharedTusStaging({ ...shared, expirationMs: TUS_EXPIRATION_MS });
-  return new FileStore({
-    directory: join(config.kind === 'fs' ? config.dir : mediaDir, 'tus-staging'),
+  const directory = join(config.kind === 'fs' ? config.dir : mediaDir, 'tus-staging');
+  const staging: TTusStaging = new FileStore({
+    directory,
     expirationPeriodInMilliseconds: TUS_EXPIRATION_MS,
   });
+  // FileStore keeps an upload as the file `<directory>/<id>` (ids are checked hex, see tus-uploads.ts):
+  // under MEDIA_DIR, the same filesystem as the store, so it is hard-linked into place, not copied.
+  staging.source = async (id) => ({ file: join(directory, id) });
+  return staging;
 }

@@ -11,8 +11,17 @@ import { STATUS_B, toAppError } from '../http/error-mapping.js';
 import type { TMediaService } from './media-service.js';
 import { ownerPrefix, type TTusReservations } from './tus-reservations.js';
 
-/** A staging store of unfinished uploads that can also read a finished one back as a stream. */
-export type TTusStaging = DataStore & { read(id: string): Readable | Promise<Readable> };
+/**
+ * A staging store of unfinished uploads that can also read a finished one back as a stream, and say where
+ * its bytes are (`source`) so the media store can take them without a copy through this process.
+ */
+export type TTusStaging = DataStore & {
+  read(id: string): Readable | Promise<Readable>;
+  source?(id: string): Promise<TStagedSource>;
+};
+
+/** Where a finished upload's bytes are: a file on this machine, or pieces in the media store. */
+export type TStagedSource = { file: string } | { pieces: Array<{ key: string; size: number }> };
 
 /** `<account id without dashes><32 random hex>`: the upload's owner is part of its id. */
 const UPLOAD_ID = /^[0-9a-f]{64}$/;
@@ -141,7 +150,11 @@ export function tusUploadsHandler(deps: {
     async onUploadFinish(req, upload) {
       const auth = authOfTus(req);
       try {
-        const stored = await media.store(auth.accountId, auth.plan, await staging.read(upload.id), upload.id);
+        // Linked (fs) or copied inside the bucket (S3) when the store can; else streamed through here.
+        const source = await staging.source?.(upload.id);
+        const stored =
+          (source && (await media.adopt(auth.accountId, auth.plan, source, upload.id))) ??
+          (await media.store(auth.accountId, auth.plan, await staging.read(upload.id), upload.id));
         const alt = upload.metadata?.alt_text ?? upload.metadata?.altText ?? null;
         if (alt !== null && alt.length > 1000) {
           await media.discard(stored);
