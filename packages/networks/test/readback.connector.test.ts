@@ -249,10 +249,20 @@ describe('reads a network refuses for good', () => {
     expect(outcome).toEqual({ kind: 'cannot_tell', reason: expect.stringContaining('read:statuses') });
   });
 
-  it('Telegram, TikTok and YouTube offer no read-back (see README)', () => {
-    for (const platform of ['telegram', 'tiktok', 'youtube'] as const) {
+  it('Telegram and TikTok offer no read-back (see Known gaps)', () => {
+    for (const platform of ['telegram', 'tiktok'] as const) {
       expect(connectors[platform]?.findPublished).toBeUndefined();
     }
+  });
+
+  it('YouTube reads back comments only: an upload (no parent) is never asked about, so a person checks', async () => {
+    const outcome = await connectors.youtube?.findPublished?.(
+      probe({ ...base, platform: 'youtube', accountName: 'c', externalId: 'UC1', token: 'yt' }),
+    );
+    expect(outcome).toEqual({
+      kind: 'cannot_tell',
+      reason: expect.stringContaining('cannot be asked about an upload'),
+    });
   });
 });
 
