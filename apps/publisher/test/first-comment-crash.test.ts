@@ -1,12 +1,14 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FIRST_COMMENT_SEGMENT, type TPlatform } from '@sps/core';
+import { FIRST_COMMENT_SEGMENT, fakeMp4, type TPlatform } from '@sps/core';
 import type { TRunningSim } from '@sps/network-sim';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import { startPublisherProcess, type TPublisherProcess, waitUntil } from './support.js';
 
 // The real publisher process killed (SIGKILL) while a post's first comment is out and its answer is not
-// back, then restarted: the comment is read back (X, Instagram, LinkedIn, Facebook) or resent under its
+// back, then restarted: the comment is read back (X, Instagram, LinkedIn, Facebook, YouTube) or resent under its
 // idempotency key (Mastodon), and reaches each network exactly once, under the post it belongs to.
 
 /** The call that creates a post, and so a reply (the first comment), per network. */
@@ -15,21 +17,29 @@ const CREATE_PATH: Partial<Record<TPlatform, string>> = {
   mastodon: '/api/v1/statuses',
 };
 const REPLIES = Object.keys(CREATE_PATH) as TPlatform[];
-/** Networks whose comment is its own call (`…/comments`) under the main post. */
-const COMMENTS: TPlatform[] = ['instagram', 'linkedin', 'facebook'];
+/** Networks whose comment is its own call (`…/comments`, YouTube's `…/commentThreads`) under the main post. */
+const COMMENTS: TPlatform[] = ['instagram', 'linkedin', 'facebook', 'youtube'];
 const NETWORKS: TPlatform[] = [...REPLIES, ...COMMENTS];
 
 describe('publisher killed between the post and its first comment', () => {
   let api: TTestApi;
   let sim: TRunningSim;
   const processes: TPublisherProcess[] = [];
+  // YouTube's main post is an upload: the publisher process fetches the video from this loopback server.
+  let media: Server;
+  let mediaBase = '';
 
   beforeAll(async () => {
     api = await startTestApi({ sim: true });
     sim = api.sim!;
+    const video = Buffer.from(fakeMp4(3, 4_096, { width: 1280, height: 720 }));
+    media = createServer((_req, res) => res.writeHead(200, { 'content-type': 'video/mp4' }).end(video));
+    await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
+    mediaBase = `http://127.0.0.1:${(media.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop(2_000)));
+    await new Promise((resolve) => media.close(resolve));
     await api.close();
   });
 
@@ -44,9 +54,10 @@ describe('publisher killed between the post and its first comment', () => {
   it('lands the comment once on each network after a restart', async () => {
     const { apiKey, accountId } = await api.account('pro');
     for (const platform of NETWORKS) await api.connect(accountId, platform);
-    // Instagram's, LinkedIn's and Facebook's comment has its own call: only it is held.
+    // Instagram's, LinkedIn's, Facebook's and YouTube's comment has its own call: only it is held.
     for (const platform of COMMENTS) {
-      sim.sim.addFault({ platform, kind: 'hang_after_create', remaining: 1, pathIncludes: '/comments' });
+      const path = platform === 'youtube' ? '/commentThreads' : '/comments';
+      sim.sim.addFault({ platform, kind: 'hang_after_create', remaining: 1, pathIncludes: path });
     }
     for (const platform of REPLIES) {
       const path = CREATE_PATH[platform] ?? '';
@@ -64,6 +75,7 @@ describe('publisher killed between the post and its first comment', () => {
         media: { images: [{ url: 'https://cdn.example.com/1.jpg' }], video: null },
       },
       { platforms: ['linkedin', 'facebook'] },
+      { platforms: ['youtube'], media: { images: [], video: { url: `${mediaBase}/clip.mp4` } } },
     ];
     const ids: string[] = [];
     for (const body of bodies) {
