@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { DEVELOPMENT_KEY_WARNING, wantsPrettyLogs } from '@sps/core';
 import { createDb } from '@sps/db';
 import { createConnectors, createSpoolBudget } from '@sps/networks';
@@ -11,6 +12,11 @@ import { createPublisherMetrics } from './metrics.js';
 import { ownMediaSource } from './own-media.js';
 import { createPublisher } from './publisher.js';
 
+// Prisma's query compiler is a WebAssembly module compiled on the first query: with V8's default tiering that
+// added ~65 MiB of RSS, with Liftoff's baseline code only (no TurboFan tier-up) ~27 MiB. Query plans are cached
+// and the time goes to PostgreSQL, so queries did not get measurably slower (issue 23, docs/pending/rss.md).
+// Set before the first query: the flag is read when a module compiles.
+setFlagsFromString('--liftoff-only');
 const env = loadEnv();
 // JSON lines in production; pino-pretty in development on a terminal or with LOG_PRETTY=true.
 // Redaction, and errors logged as message and code only (never a failed request's options and headers).

@@ -1,4 +1,4 @@
-import { type Facet, RichText } from '@atproto/api';
+import type { Facet } from '@atproto/api';
 import { type Got, HTTPError } from 'got';
 import { createExpiringCache } from './expiring-cache.js';
 
@@ -7,6 +7,12 @@ const MAX_MENTIONS = 50;
 /** A handle moves to another DID rarely; a day keeps lookups off the hot path without going stale long. */
 const RESOLVED_TTL_MS = 24 * 60 * 60_000;
 const MAX_CACHED = 5_000;
+/**
+ * @atproto/api costs ~40 MiB of RSS once imported (measured by bench/publisher-rss.mjs), in every process
+ * that loads the connectors (publisher, API) whether or not it ever posts to Bluesky: loaded on the first
+ * post that needs facets instead (issue 23, docs/pending/rss.md). The module system caches it afterwards.
+ */
+const loadRichText = async () => (await import('@atproto/api')).RichText;
 
 /**
  * Rich-text facets of a post, with byte offsets into its UTF-8 text: links (with https:// added where the
@@ -39,6 +45,7 @@ export function createFacetBuilder() {
   }
 
   return async function facetsOf(http: Got, text: string): Promise<Facet[]> {
+    const RichText = await loadRichText();
     const rich = new RichText({ text });
     // Detection finds links and @handles with correct UTF-8 byte ranges; mentions still hold the handle.
     rich.detectFacetsWithoutResolution();
