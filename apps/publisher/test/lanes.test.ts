@@ -304,6 +304,8 @@ describe('lanes: the publisher process', () => {
       PUBLISH_NETWORK_SHARE: '1',
       PUBLISH_ACCOUNT_CONCURRENCY: '2',
       PUBLISH_LANE_RETRY: '100ms',
+      // The sends below take 3 s: past the harness's 2 s timeout they would be unanswered sends.
+      NETWORK_TIMEOUT: '10s',
     });
     processes.push(publisher);
     const busy = await api.account('pro');
