@@ -203,6 +203,7 @@ export async function startTestApi(
       concurrency: opts.publisherConcurrency ?? 20,
       backoffBaseMs: opts.backoffBaseMs ?? 50,
       readbackSettleMs: opts.readbackSettleMs ?? 300,
+      networkTimeoutMs: opts.networkTimeoutMs ?? 2000,
       ...(opts.keyTrustMs ? { keyTrustMs: opts.keyTrustMs } : {}),
       reconcileEveryMs: opts.reconcileEveryMs ?? 60_000,
       twitterAllowance: env.twitterAllowance,

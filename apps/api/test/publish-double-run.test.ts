@@ -8,17 +8,20 @@ import { createB, settleB, simPosts, uniqueMarker } from './pipeline-helpers.js'
  * Two runs of one publish job at once: what BullMQ does when a job's lock lapses while its run still
  * works (a stalled event loop under load) and the stalled check hands the job to another worker. Both runs
  * read the post before either wrote its write-ahead; only the one whose write-ahead claims the segment
- * sends (crash.test.ts under load sent a Threads segment twice this way, recorded `sent` with attempts 2).
+ * sends (crash.test.ts under load sent a Threads segment twice this way, recorded `sent` with attempts 2),
+ * and the loser, finding the row `sending` under the other run's live lease, neither reads back nor sends
+ * until the lease lapses (without the lease check, it sent each segment a second time here).
  */
 describe('a publish job run twice at once', () => {
   let api: TTestApi;
 
   beforeAll(async () => {
-    // The settle wait outlasts a run (about a second here): the twin that lost the claim, reading the
-    // network back while the other run still sends, waits instead of taking "absent" for an answer.
-    api = await startTestApi({ publisher: true, readbackSettleMs: 10_000 });
-    // Every Threads call waits, so the two runs overlap for the whole container flow.
-    api.sim?.sim.addFault({ platform: 'threads', kind: 'slow', delayMs: 150, remaining: -1 });
+    // A settle wait shorter than the first run's send: the twin that lost the claim, retrying while the
+    // other run still sends, would read Threads back too early and take "absent" for an answer. The claim's
+    // lease (renewed every second here, from the 2 s network timeout) makes it wait for the run instead.
+    api = await startTestApi({ publisher: true, networkTimeoutMs: 2_000, readbackSettleMs: 1_000 });
+    // Every Threads call waits longer than the settle wait: a segment's container flow takes seconds.
+    api.sim?.sim.addFault({ platform: 'threads', kind: 'slow', delayMs: 1_200, remaining: -1 });
   });
   afterAll(async () => {
     await api.close();

@@ -16,6 +16,7 @@ import {
 import type { TNetworkConnector } from '@sps/networks';
 import type { TQueues, TRedis } from '@sps/queue';
 import type { Logger } from 'pino';
+import type { TClaimLease } from './claim-lease.js';
 import type { TEngagementOptions } from './engagement-options.js';
 import { noopPublisherMetrics, type TPublisherMetrics } from './metrics.js';
 import type { TPreparedPosts } from './prepared-posts.js';
@@ -28,6 +29,8 @@ export interface TPublisherOptions {
   backoffBaseMs: number;
   /** A read-back that finds nothing is trusted only this long after the segment was sent. */
   readbackSettleMs: number;
+  /** The write-ahead claim's lease and its renewal period (claim-lease.ts, from NETWORK_TIMEOUT). */
+  claimLease: TClaimLease;
   /**
    * How long after the last send a network's idempotency key is trusted to dedupe a resend (defaults:
    * DEFAULT_KEY_TRUST_MS in readback.ts, from the networks' key lifetimes); tests shorten them.

@@ -1,6 +1,7 @@
 import { FIRST_COMMENT_SEGMENT, FIRST_COMMENT_STYLE, storablePostUrl, type TPlatform } from '@sps/core';
 import type { TLoadedPost } from '@sps/db';
 import type { TConnectorAccount, TNetworkFailure, TRemoteRef } from '@sps/networks';
+import { heldByAnotherRun, leaseFromNow, whileClaimed } from './claim-lease.js';
 import type { TPublisherContext } from './context.js';
 import { resolveUnanswered } from './readback.js';
 import { failureAfterRenewal } from './renewal-failure.js';
@@ -51,7 +52,7 @@ export async function sendFirstComment(
     await ctx.publishing.markSegment(post.id, platform, index, 'failed', message);
     return null;
   };
-  const doubt = async (since: Date, lastSentAt: Date, personAsked: boolean) => {
+  const doubt = async (since: Date, lastSentAt: Date, personAsked: boolean, leaseEnd: Date | null) => {
     const decision = await resolveUnanswered(ctx, {
       postId: post.id,
       platform,
@@ -65,6 +66,7 @@ export async function sendFirstComment(
       postCreatedAt: post.createdAt,
       since,
       lastSentAt,
+      leaseEnd,
       personAsked,
       finalAttempt,
     });
@@ -89,15 +91,34 @@ export async function sendFirstComment(
     }
   };
 
+  const held = heldByAnotherRun(existing);
+  if (held !== null) {
+    // Another run is still sending it (see publish-network.ts): back when its lease lapses.
+    const message = `${platform}: first comment being sent by another run`;
+    return { retry: { retry: true, leased: true, retryAfterMs: held, message } };
+  }
   if (existing && (existing.status === 'sending' || existing.status === 'unknown')) {
     // Sent before and never answered (a crash, a timeout): ask the network before sending again.
-    const asked = await doubt(existing.createdAt, existing.lastSentAt, existing.status === 'unknown');
+    const asked = await doubt(
+      existing.createdAt,
+      existing.lastSentAt,
+      existing.status === 'unknown',
+      existing.claimedUntil,
+    );
     if (asked.settled) return asked.retry ? { retry: asked.retry } : null;
   }
   const since = existing?.createdAt ?? new Date();
   // Claimed over the row as loaded: another run of this job (a stalled job taken again) sends nothing.
+  const claim = { postId: post.id, platform, segmentIndex: index, seenAttempts: existing?.attempts ?? 0 };
   if (
-    !(await ctx.publishing.markSending(post.id, platform, index, idempotencyKey, existing?.attempts ?? 0))
+    !(await ctx.publishing.markSending(
+      post.id,
+      platform,
+      index,
+      idempotencyKey,
+      claim.seenAttempts,
+      leaseFromNow(ctx),
+    ))
   ) {
     return {
       retry: {
@@ -117,14 +138,23 @@ export async function sendFirstComment(
     sentBefore: existing !== undefined,
     postCreatedAt: post.createdAt,
   };
-  let outcome = await connector.publish({ ...input, account: credentials });
-  if (!outcome.ok && outcome.failure.kind === 'auth_expired') {
-    const renewed = await ctx.tokens.afterUnauthorized(credentials.id, credentials.token);
-    if (renewed?.ok) {
-      credentials = { ...credentials, token: renewed.token };
-      outcome = await connector.publish({ ...input, account: credentials });
-    } else outcome = { ok: false, failure: failureAfterRenewal(outcome.failure, renewed) };
-  }
+  // Leased while the calls run, as a segment's (publish-network.ts).
+  const outcome = await whileClaimed(
+    ctx,
+    claim,
+    async () => {
+      let first = await connector.publish({ ...input, account: credentials });
+      if (!first.ok && first.failure.kind === 'auth_expired') {
+        const renewed = await ctx.tokens.afterUnauthorized(credentials.id, credentials.token);
+        if (renewed?.ok) {
+          credentials = { ...credentials, token: renewed.token };
+          first = await connector.publish({ ...input, account: credentials });
+        } else first = { ok: false, failure: failureAfterRenewal(first.failure, renewed) };
+      }
+      return first;
+    },
+    (o) => !o.ok && (o.pending !== undefined || o.failure.outcomeUnknown === true),
+  );
   if (outcome.ok) {
     await record(outcome);
     return null;
@@ -133,7 +163,7 @@ export async function sendFirstComment(
   if (failure.outcomeUnknown) {
     // From now, when the answer was given up: the request may still land (see publish.processor.ts).
     const lastSent = failure.duplicate && existing ? existing.lastSentAt : new Date();
-    const asked = await doubt(since, lastSent, false);
+    const asked = await doubt(since, lastSent, false, null);
     if (asked.settled) return asked.retry ? { retry: asked.retry } : null;
   }
   return failed(ctx, post.id, platform, failure, finalAttempt, fail);

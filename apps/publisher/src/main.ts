@@ -82,6 +82,7 @@ const publisher = await createPublisher({
   concurrency: env.PUBLISH_CONCURRENCY,
   backoffBaseMs: env.PUBLISH_BACKOFF_BASE,
   readbackSettleMs: env.READBACK_SETTLE,
+  networkTimeoutMs: env.NETWORK_TIMEOUT,
   reconcileEveryMs: env.RECONCILE_EVERY,
   stuckAfterMs: env.RECONCILE_STUCK_AFTER,
   lockDurationMs: env.JOB_LOCK_DURATION,

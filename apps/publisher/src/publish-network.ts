@@ -8,6 +8,7 @@ import {
 } from '@sps/core';
 import type { TLoadedPost } from '@sps/db';
 import type { TNetworkFailure, TPublishInput, TRemoteRef } from '@sps/networks';
+import { heldByAnotherRun, leaseFromNow, whileClaimed } from './claim-lease.js';
 import type { TPublisherContext } from './context.js';
 import { sendFirstComment } from './first-comment.js';
 import { MAX_FREE_RATE_LIMIT_WAITS } from './publish-errors.js';
@@ -75,7 +76,12 @@ export async function publishNetwork(
     const replyTo = item.replyToSegment === null ? null : (refs.get(item.replyToSegment) ?? null);
     const root = item.rootSegment === null ? null : (refs.get(item.rootSegment) ?? null);
     const media = segmentMedia(post, item.segmentIndex);
-    const unanswered = (since: Date, lastSentAt: Date, personAsked: boolean): TUnanswered => ({
+    const unanswered = (
+      since: Date,
+      lastSentAt: Date,
+      personAsked: boolean,
+      leaseEnd: Date | null,
+    ): TUnanswered => ({
       postId: post.id,
       platform,
       account: credentials,
@@ -88,14 +94,31 @@ export async function publishNetwork(
       postCreatedAt: post.createdAt,
       since,
       lastSentAt,
+      leaseEnd,
       personAsked,
       finalAttempt,
     });
+    const held = heldByAnotherRun(existing);
+    if (held !== null) {
+      // Another run claimed it and is still sending (its lease is renewed while its call runs): reading the
+      // network back now could find nothing yet. Come back when the lease lapses, without spending an attempt.
+      return {
+        retry: true,
+        leased: true,
+        retryAfterMs: held,
+        message: `${platform}: segment being sent by another run`,
+      };
+    }
     if (existing && (existing.status === 'sending' || existing.status === 'unknown') && !progress) {
       // Sent before and never answered (a crash, a timeout, or a person's retry): ask the network first.
       const decision = await resolveUnanswered(
         ctx,
-        unanswered(existing.createdAt, existing.lastSentAt, existing.status === 'unknown'),
+        unanswered(
+          existing.createdAt,
+          existing.lastSentAt,
+          existing.status === 'unknown',
+          existing.claimedUntil,
+        ),
       );
       if (decision.do === 'record') {
         await record(item.segmentIndex, decision.remote);
@@ -107,13 +130,20 @@ export async function publishNetwork(
 
     const since = existing?.createdAt ?? new Date();
     // Claimed over the row as loaded: another run of this job (a stalled job taken again) sends nothing.
+    const claim = {
+      postId: post.id,
+      platform,
+      segmentIndex: item.segmentIndex,
+      seenAttempts: existing?.attempts ?? 0,
+    };
     if (
       !(await ctx.publishing.markSending(
         post.id,
         platform,
         item.segmentIndex,
         idempotencyKey,
-        existing?.attempts ?? 0,
+        claim.seenAttempts,
+        leaseFromNow(ctx),
       ))
     )
       return { retry: true, retryAfterMs: undefined, message: `${platform}: segment taken by another run` };
@@ -134,16 +164,25 @@ export async function publishNetwork(
       },
       postCreatedAt: post.createdAt,
     };
-    let outcome = await connector.publish({ ...input, account: credentials });
-    if (!outcome.ok && outcome.failure.kind === 'auth_expired' && !renewedAfter401) {
-      // A 401 gets one refresh and one retry of the same call before it counts as expired.
-      renewedAfter401 = true;
-      const renewed = await ctx.tokens.afterUnauthorized(account.id, credentials.token);
-      if (renewed?.ok) {
-        credentials = { ...credentials, token: renewed.token };
-        outcome = await connector.publish({ ...input, account: credentials });
-      } else outcome = { ok: false, failure: failureAfterRenewal(outcome.failure, renewed) };
-    }
+    // The lease is renewed while the calls run; given back when they leave the row `sending`.
+    const outcome = await whileClaimed(
+      ctx,
+      claim,
+      async () => {
+        let first = await connector.publish({ ...input, account: credentials });
+        if (!first.ok && first.failure.kind === 'auth_expired' && !renewedAfter401) {
+          // A 401 gets one refresh and one retry of the same call before it counts as expired.
+          renewedAfter401 = true;
+          const renewed = await ctx.tokens.afterUnauthorized(account.id, credentials.token);
+          if (renewed?.ok) {
+            credentials = { ...credentials, token: renewed.token };
+            first = await connector.publish({ ...input, account: credentials });
+          } else first = { ok: false, failure: failureAfterRenewal(first.failure, renewed) };
+        }
+        return first;
+      },
+      (o) => !o.ok && (o.pending !== undefined || o.failure.outcomeUnknown === true),
+    );
     if (!outcome.ok && outcome.pending) {
       // The network is still processing the media: the connector saved where it is and the segment stays
       // `sending` with that progress, which the next call resumes (never a read-back, never a second send).
@@ -174,7 +213,7 @@ export async function publishNetwork(
       // it still (the request given up on may land later), so the settle wait counts from now. A send
       // refused as a duplicate posted nothing: the settle wait counts from the send before it.
       const lastSent = outcome.failure.duplicate && existing ? existing.lastSentAt : new Date();
-      const decision = await resolveUnanswered(ctx, unanswered(since, lastSent, false));
+      const decision = await resolveUnanswered(ctx, unanswered(since, lastSent, false, null));
       if (decision.do === 'record') {
         await record(item.segmentIndex, decision.remote);
         confirmedByReadback = true;

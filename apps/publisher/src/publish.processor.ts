@@ -149,7 +149,7 @@ export async function processPublish(
     } else {
       await ctx.publishing.touch(post.id);
     }
-    if (retryAfterMs !== undefined && retries.every((r) => r.processing || r.rateLimited)) {
+    if (retryAfterMs !== undefined && retries.every((r) => r.processing || r.rateLimited || r.leased)) {
       // Only waits the networks asked for are left: the job is delayed to the longest, no attempt spent.
       log().debug({ waitMs: retryAfterMs }, 'publish waits for a rate limit');
       throw new NetworkWaitError(message, retryAfterMs);

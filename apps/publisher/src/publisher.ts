@@ -4,6 +4,7 @@ import type { TNetworkConnector } from '@sps/networks';
 import { bullPrefix, JOBS, publishDashboardNotice, type TQueues, type TRedis } from '@sps/queue';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
+import { claimLeaseFor } from './claim-lease.js';
 import { createPublisherContext, type TPublisherContext } from './context.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
 import { collectionNotices, ReadLaterError, readBudgets } from './engagement.js';
@@ -42,6 +43,8 @@ export interface TPublisherDeps {
   backoffBaseMs: number;
   /** A read-back that finds nothing is trusted this long after the send (default 60 s). */
   readbackSettleMs?: number;
+  /** NETWORK_TIMEOUT, from which the write-ahead claim's lease is derived (default 30 s). */
+  networkTimeoutMs?: number;
   /** Idempotency-key trust per network (default: the networks' key lifetimes, see readback.ts). */
   keyTrustMs?: Partial<Record<TPlatform, number>>;
   reconcileEveryMs: number;
@@ -127,6 +130,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
       encryptionKey: deps.encryptionKey,
       backoffBaseMs: deps.backoffBaseMs,
       readbackSettleMs: deps.readbackSettleMs ?? DEFAULT_READBACK_SETTLE_MS,
+      claimLease: claimLeaseFor(deps.networkTimeoutMs ?? 30_000),
       ...(deps.keyTrustMs ? { keyTrustMs: deps.keyTrustMs } : {}),
       stuckAfterMs: deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS,
       twitterAllowance: deps.twitterAllowance ?? DEFAULT_TWITTER_ALLOWANCE,

@@ -56,6 +56,11 @@ export interface TUnanswered {
   /** When the segment was last sent (the latest write-ahead): "absent" is trusted READBACK_SETTLE after it. */
   lastSentAt: Date;
   /**
+   * When the claim's lease of the run that sent it lapsed (or was given back), if later than `lastSentAt`:
+   * that run may have been sending until then, so "absent" is trusted READBACK_SETTLE after it instead.
+   */
+  leaseEnd: Date | null;
+  /**
    * A person asked for this resend (retry, or publishing the post again) after an earlier attempt could not
    * tell: what the network cannot be asked about is sent.
    */
@@ -199,8 +204,10 @@ export async function resolveUnanswered(ctx: TPublisherContext, u: TUnanswered):
       };
     }
     case 'absent': {
-      // From the latest send, not the first: a resend the network is still storing is not absent.
-      const waited = until.getTime() - u.lastSentAt.getTime();
+      // From the latest send, not the first: a resend the network is still storing is not absent. A lease
+      // that lapsed later (a killed run's) moves it there: the run may have sent until then.
+      const from = Math.max(u.lastSentAt.getTime(), u.leaseEnd?.getTime() ?? 0);
+      const waited = until.getTime() - from;
       if (idempotent || waited >= ctx.options.readbackSettleMs) {
         ctx.metrics.readback(u.platform, 'absent');
         return { do: 'send' };

@@ -18,6 +18,8 @@ export type TNetworkOutcome =
       processing?: boolean;
       /** The network answered rate_limited with a retry-after: a wait too, no attempt spent (bounded). */
       rateLimited?: boolean;
+      /** Another run of this job holds the segment's claim: a wait for its lease, no attempt spent. */
+      leased?: boolean;
     };
 
 export async function failTarget(

@@ -20,6 +20,11 @@ export interface TSegmentRef {
   createdAt: Date;
   /** When it was last handed to the network (the latest send, from which READBACK_SETTLE counts). */
   lastSentAt: Date;
+  /**
+   * Until when the run that wrote the write-ahead holds it (renewed while its connector call runs); null:
+   * never leased. A `sending` row whose lease has not lapsed is another run's send in progress.
+   */
+  claimedUntil: Date | null;
 }
 
 export interface TTargetUpdate {
@@ -67,11 +72,12 @@ export interface TLoadedPost {
 }
 
 type TLoadRow = TPostSqlRow & {
-  segment_rows: (Omit<TSegmentRef, 'meta' | 'createdAt' | 'lastSentAt'> & {
+  segment_rows: (Omit<TSegmentRef, 'meta' | 'createdAt' | 'lastSentAt' | 'claimedUntil'> & {
     platform: string;
     meta: Record<string, string> | null;
     createdAt: string;
     lastSentAt: string;
+    claimedUntil: string | null;
   })[];
   account_rows: TPublishAccount[];
 };
@@ -126,6 +132,7 @@ function toLoaded(row: TLoadRow): TLoadedPost {
       attempts: s.attempts,
       createdAt: new Date(s.createdAt),
       lastSentAt: new Date(s.lastSentAt),
+      claimedUntil: s.claimedUntil === null ? null : new Date(s.claimedUntil),
     })),
   };
 }
@@ -142,7 +149,8 @@ export function createPublishBatches(db: TDb) {
       text: `SELECT ${POST_COLUMNS}, ${POST_TARGETS},
            COALESCE((SELECT json_agg(json_build_object('platform', s.platform, 'segmentIndex', s.segment_index,
                'status', s.status, 'remoteId', s.remote_id, 'remoteUrl', s.remote_url, 'meta', s.remote_meta,
-               'attempts', s.attempts, 'createdAt', s.created_at, 'lastSentAt', s.last_sent_at))
+               'attempts', s.attempts, 'createdAt', s.created_at, 'lastSentAt', s.last_sent_at,
+               'claimedUntil', s.claimed_until))
              FROM segment_deliveries s WHERE s.post_id = p.id), '[]'::json) AS segment_rows,
            COALESCE((SELECT json_agg(json_build_object('id', a.id, 'accountId', a.account_id, 'platform', a.platform,
                'accountName', a.account_name, 'externalId', a.external_id, 'instanceUrl', a.instance_url,
@@ -164,38 +172,41 @@ export function createPublishBatches(db: TDb) {
   // A claim, not just a record: the row is written only over the state its caller read (no row, or the
   // attempts count it saw, never a sent one). Two runs of one job (a stalled job taken again while its first
   // run still sends) read the same state; the second write finds the first's and claims nothing, so only
-  // one of them sends. The count seen rides in the proposed row (`attempts` = seen + 1).
-  const sending = batchLoader<TSegmentKey & { idempotencyKey: string; seenAttempts: number }, boolean>(
-    async (items) => {
-      // Only for posts that still exist: a post deleted while publishing claims nothing.
-      const { rows } = await sqlOf(db).query<{ post_id: string; platform: string; segment_index: number }>({
-        name: 'segment_claim_many',
-        text: `INSERT INTO segment_deliveries
-                   (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at, last_sent_at)
+  // one of them sends. The count seen rides in the proposed row (`attempts` = seen + 1). The claim carries
+  // its lease (`claimed_until`) in the same statement: a fast send costs nothing more.
+  const sending = batchLoader<
+    TSegmentKey & { idempotencyKey: string; seenAttempts: number; claimedUntil: Date },
+    boolean
+  >(async (items) => {
+    // Only for posts that still exist: a post deleted while publishing claims nothing.
+    const { rows } = await sqlOf(db).query<{ post_id: string; platform: string; segment_index: number }>({
+      name: 'segment_claim_many',
+      text: `INSERT INTO segment_deliveries
+                   (id, post_id, platform, segment_index, idempotency_key, status, attempts, updated_at, last_sent_at,
+                    claimed_until)
                  SELECT gen_random_uuid(), u.post_id, u.platform::"Platform", u.segment_index, u.idempotency_key,
-                        'sending', u.seen + 1, $5, $5
-                 FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $6::int[])
-                      AS u(post_id, platform, segment_index, idempotency_key, seen)
+                        'sending', u.seen + 1, $5, $5, u.claimed_until
+                 FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $6::int[], $7::timestamptz[])
+                      AS u(post_id, platform, segment_index, idempotency_key, seen, claimed_until)
                  WHERE EXISTS (SELECT 1 FROM posts p WHERE p.id = u.post_id)
                  ON CONFLICT (post_id, platform, segment_index) DO UPDATE SET
                    status = 'sending', attempts = segment_deliveries.attempts + 1, error = NULL, updated_at = $5,
-                   last_sent_at = $5
+                   last_sent_at = $5, claimed_until = EXCLUDED.claimed_until
                  WHERE segment_deliveries.status <> 'sent' AND segment_deliveries.attempts = EXCLUDED.attempts - 1
                  RETURNING post_id, platform::text AS platform, segment_index`,
-        values: [
-          items.map((k) => k.postId),
-          items.map((k) => k.platform),
-          items.map((k) => k.segmentIndex),
-          items.map((k) => k.idempotencyKey),
-          new Date(),
-          items.map((k) => k.seenAttempts),
-        ],
-      });
-      const claimed = segmentAnswers(rows);
-      return items.map((k) => claimed.has(segmentKey(k)));
-    },
-    segmentKey,
-  );
+      values: [
+        items.map((k) => k.postId),
+        items.map((k) => k.platform),
+        items.map((k) => k.segmentIndex),
+        items.map((k) => k.idempotencyKey),
+        new Date(),
+        items.map((k) => k.seenAttempts),
+        items.map((k) => k.claimedUntil),
+      ],
+    });
+    const claimed = segmentAnswers(rows);
+    return items.map((k) => claimed.has(segmentKey(k)));
+  }, segmentKey);
 
   type TSent = TSegmentKey & { remoteId: string; remoteUrl: string; meta?: Record<string, string> };
   const sent = batchLoader<TSent, true>(async (items) => {
@@ -340,6 +351,7 @@ export function createPublishBatches(db: TDb) {
      * Write-ahead: the segment is about to be sent. A crash after this leaves `sending` = outcome unknown.
      * `seenAttempts` is the row's attempts count as the caller read it (0: no row): false when the row has
      * moved on since (another run claimed or sent the segment) or the post is gone; nothing may be sent then.
+     * The claim is leased until `claimedUntil` (see renewClaim); it then has `seenAttempts + 1` attempts.
      */
     markSending(
       postId: string,
@@ -347,6 +359,7 @@ export function createPublishBatches(db: TDb) {
       segmentIndex: number,
       idempotencyKey: string,
       seenAttempts: number,
+      claimedUntil: Date,
     ): Promise<boolean> {
       return sending.load({
         postId: postId.toLowerCase(),
@@ -354,6 +367,7 @@ export function createPublishBatches(db: TDb) {
         segmentIndex,
         idempotencyKey,
         seenAttempts,
+        claimedUntil,
       });
     },
 

@@ -153,6 +153,28 @@ export function createPublishRepository(db: TDb) {
     },
 
     /**
+     * Moves the lease of a claim this run holds (`attempts`: the count its claim wrote) to `until`: later
+     * while its connector call runs, now when the call ended and the row stays `sending`. False when the
+     * claim is not this run's any more (sent, failed, claimed again) or the row is gone.
+     */
+    async renewClaim(
+      postId: string,
+      platform: TPlatform,
+      segmentIndex: number,
+      attempts: number,
+      until: Date,
+    ): Promise<boolean> {
+      const result = await sqlOf(db).query({
+        name: 'segment_claim_renew',
+        text: `UPDATE segment_deliveries SET claimed_until = $5
+               WHERE post_id = $1 AND platform = $2::"Platform" AND segment_index = $3 AND attempts = $4
+                 AND status = 'sending'`,
+        values: [postId.toLowerCase(), platform, segmentIndex, attempts, until],
+      });
+      return result.rowCount === 1;
+    },
+
+    /**
      * A connector's resumable progress (upload session, publish id) on a segment not yet sent, so the next
      * attempt resumes the same remote work. A sent segment keeps the ids its replies need instead.
      */

@@ -12,6 +12,9 @@ import { createTestAccount, createTestDatabase, type TTestDatabase } from '../sr
 
 // The publisher's writes run batched across concurrent jobs; each caller must still get exactly the answer
 // (and the row changes) the one-row version gave, including the duplicate and missing-row cases.
+/** A claim's lease end a minute from now (the tests below that read it pass their own). */
+const lease = () => new Date(Date.now() + 60_000);
+
 describe('publisher batches', () => {
   let database: TTestDatabase;
   let db: TDb;
@@ -97,8 +100,8 @@ describe('publisher batches', () => {
     ]);
     await db.post.delete({ where: { id: gone.id } });
     const claimed = await Promise.all([
-      repo.markSending(kept.id, 'twitter', 0, 'k', 0),
-      repo.markSending(gone.id, 'twitter', 0, 'g', 0),
+      repo.markSending(kept.id, 'twitter', 0, 'k', 0, lease()),
+      repo.markSending(gone.id, 'twitter', 0, 'g', 0, lease()),
     ]);
     expect(claimed).toEqual([true, false]);
     expect((await repo.loadForPublish(kept.id))?.segments).toEqual([
@@ -187,9 +190,9 @@ describe('publisher batches', () => {
     const repo = createPublishRepository(db);
     const { post } = await publishingPost('segments', ['twitter']);
     await Promise.all([
-      repo.markSending(post.id, 'twitter', 0, 'key-0', 0),
-      repo.markSending(post.id, 'twitter', 0, 'key-0', 1),
-      repo.markSending(post.id, 'twitter', 1, 'key-1', 0),
+      repo.markSending(post.id, 'twitter', 0, 'key-0', 0, lease()),
+      repo.markSending(post.id, 'twitter', 0, 'key-0', 1, lease()),
+      repo.markSending(post.id, 'twitter', 1, 'key-1', 0, lease()),
     ]);
     const [sent, missing] = await Promise.allSettled([
       repo.markSent(post.id, 'twitter', 0, {
@@ -213,19 +216,43 @@ describe('publisher batches', () => {
     // Two runs of one job both read no row: in one batch or one after the other, only the first claims.
     expect(
       await Promise.all([
-        repo.markSending(post.id, 'twitter', 0, 'k', 0),
-        repo.markSending(post.id, 'twitter', 0, 'k', 0),
+        repo.markSending(post.id, 'twitter', 0, 'k', 0, lease()),
+        repo.markSending(post.id, 'twitter', 0, 'k', 0, lease()),
       ]),
     ).toEqual([true, false]);
-    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 0)).toBe(false);
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 0, lease())).toBe(false);
     // A resend over the row as read (attempts 1) claims it; a run that read the same row afterwards does not.
-    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 1)).toBe(true);
-    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 1)).toBe(false);
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 1, lease())).toBe(true);
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 1, lease())).toBe(false);
     // A sent segment is never claimed again, whatever count was read.
     await repo.markSent(post.id, 'twitter', 0, { remoteId: 'r0', remoteUrl: 'https://n.test/r0' });
-    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 2)).toBe(false);
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 2, lease())).toBe(false);
     const [row] = (await repo.loadForPublish(post.id))?.segments ?? [];
     expect(row).toMatchObject({ status: 'sent', remoteId: 'r0', attempts: 2 });
+  });
+
+  it('a claim carries its lease: renewed only by the run that holds it, given back, and kept over a new claim', async () => {
+    const repo = createPublishRepository(db);
+    const { post } = await publishingPost('lease', ['twitter']);
+    const at = (ms: number) => new Date(Date.UTC(2030, 0, 1) + ms);
+    const claimedUntil = async () =>
+      (await repo.loadForPublish(post.id))?.segments.find((s) => s.segmentIndex === 0)?.claimedUntil;
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 0, at(1_000))).toBe(true);
+    expect(await claimedUntil()).toEqual(at(1_000));
+    // The holder (its claim wrote attempts 1) renews; a run whose count is stale renews nothing.
+    expect(await repo.renewClaim(post.id, 'twitter', 0, 1, at(5_000))).toBe(true);
+    expect(await repo.renewClaim(post.id, 'twitter', 0, 2, at(9_000))).toBe(false);
+    expect(await claimedUntil()).toEqual(at(5_000));
+    // Given back (the call ended with the row still `sending`): the lease lapses at once.
+    expect(await repo.renewClaim(post.id, 'twitter', 0, 1, at(0))).toBe(true);
+    expect(await claimedUntil()).toEqual(at(0));
+    // A lapsed lease's row is claimed again over its count, with the new lease; the old holder lost it.
+    expect(await repo.markSending(post.id, 'twitter', 0, 'k', 1, at(7_000))).toBe(true);
+    expect(await repo.renewClaim(post.id, 'twitter', 0, 1, at(9_000))).toBe(false);
+    expect(await claimedUntil()).toEqual(at(7_000));
+    // A sent segment has no lease to renew.
+    await repo.markSent(post.id, 'twitter', 0, { remoteId: 'r0', remoteUrl: 'https://n.test/r0' });
+    expect(await repo.renewClaim(post.id, 'twitter', 0, 2, at(9_000))).toBe(false);
   });
 
   it('starts concurrent publishes in one batch, each checked on its own: tenancy, status, version, the same post twice', async () => {
@@ -301,7 +328,7 @@ describe('publisher batches', () => {
   it("a network's success writes its last segment, its result and the post's end with one outbox event; the post is the one PostgreSQL then holds", async () => {
     const repo = createPublishRepository(db);
     const { post, attempt } = await publishingPost('done in one', ['twitter']);
-    await repo.markSending(post.id, 'twitter', 0, 'k', 0);
+    await repo.markSending(post.id, 'twitter', 0, 'k', 0, lease());
     const finalized = await repo.networkSucceeded(post.id.toUpperCase(), 'twitter', success('r1', attempt));
     expect(finalized?.status).toBe('published');
     expect(finalized?.publishedAt).toBeInstanceOf(Date);
@@ -327,7 +354,7 @@ describe('publisher batches', () => {
   it('a success does not end a post whose other network is still pending; finalize does once it is done', async () => {
     const repo = createPublishRepository(db);
     const { post, attempt } = await publishingPost('two networks');
-    await repo.markSending(post.id, 'twitter', 0, 'k', 0);
+    await repo.markSending(post.id, 'twitter', 0, 'k', 0, lease());
     expect(await repo.networkSucceeded(post.id, 'twitter', success('t1', attempt))).toBeNull();
     expect((await db.post.findUniqueOrThrow({ where: { id: post.id } })).status).toBe('publishing');
     expect(await outcomeEvents(post.id)).toHaveLength(0);
@@ -344,9 +371,9 @@ describe('publisher batches', () => {
       publishingPost('one failed'),
     ]);
     await Promise.all([
-      repo.markSending(post.id, 'twitter', 0, 'k', 0),
-      repo.markSending(post.id, 'mastodon', 0, 'k', 0),
-      repo.markSending(mixed.id, 'mastodon', 0, 'k', 0),
+      repo.markSending(post.id, 'twitter', 0, 'k', 0, lease()),
+      repo.markSending(post.id, 'mastodon', 0, 'k', 0, lease()),
+      repo.markSending(mixed.id, 'mastodon', 0, 'k', 0, lease()),
       repo.updateTarget(mixed.id, 'twitter', { status: 'failed', error: 'no', errorKind: 'rejected' }),
     ]);
     const [first, second, third] = await Promise.all([
@@ -376,7 +403,7 @@ describe('publisher batches', () => {
     );
     if (!ok || !gone || !removing || !stale || !noSegment) throw new Error('no posts');
     await Promise.all(
-      [ok, gone, removing, stale].map(({ post }) => repo.markSending(post.id, 'twitter', 0, 'k', 0)),
+      [ok, gone, removing, stale].map(({ post }) => repo.markSending(post.id, 'twitter', 0, 'k', 0, lease())),
     );
     await db.post.delete({ where: { id: gone.post.id } });
     await db.post.update({ where: { id: removing.post.id }, data: { deletedAt: new Date() } });
