@@ -14,7 +14,7 @@ import { createPublisher } from './publisher.js';
 
 // Prisma's query compiler is a WebAssembly module compiled on the first query: with V8's default tiering that
 // added ~65 MiB of RSS, with Liftoff's baseline code only (no TurboFan tier-up) ~27 MiB. Query plans are cached
-// and the time goes to PostgreSQL, so queries did not get measurably slower (issue 23, docs/pending/rss.md).
+// and the time goes to PostgreSQL, so queries did not get measurably slower (issue 23; figures in docs/performance.md).
 // Set before the first query: the flag is read when a module compiles.
 setFlagsFromString('--liftoff-only');
 const env = loadEnv();

@@ -10,7 +10,7 @@ const MAX_CACHED = 5_000;
 /**
  * @atproto/api costs ~40 MiB of RSS once imported (measured by bench/publisher-rss.mjs), in every process
  * that loads the connectors (publisher, API) whether or not it ever posts to Bluesky: loaded on the first
- * post that needs facets instead (issue 23, docs/pending/rss.md). The module system caches it afterwards.
+ * post that needs facets instead (issue 23; figures in docs/performance.md). The module system caches it afterwards.
  */
 const loadRichText = async () => (await import('@atproto/api')).RichText;
 
