@@ -8,13 +8,17 @@ import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
 import { startPublisherProcess, type TPublisherProcess, waitUntil } from './support.js';
 
 // The real publisher process killed (SIGKILL) while a post's first comment is out and its answer is not
-// back, then restarted: the comment is read back (X, Instagram, LinkedIn, Facebook, YouTube) or resent under its
-// idempotency key (Mastodon), and reaches each network exactly once, under the post it belongs to.
+// back, then restarted: the comment is read back (X, Threads, Instagram, LinkedIn, Facebook, YouTube) or resent
+// under its idempotency key or record key (Mastodon, Bluesky), and reaches each network exactly once, under
+// the post it belongs to.
 
 /** The call that creates a post, and so a reply (the first comment), per network. */
 const CREATE_PATH: Partial<Record<TPlatform, string>> = {
   twitter: '/2/tweets',
   mastodon: '/api/v1/statuses',
+  // Threads makes a container, then publishes it: the publish call is the one that creates the post.
+  threads: '/threads_publish',
+  bluesky: '/xrpc/com.atproto.repo.createRecord',
 };
 const REPLIES = Object.keys(CREATE_PATH) as TPlatform[];
 /** Networks whose comment is its own call (`…/comments`, YouTube's `…/commentThreads`) under the main post. */
