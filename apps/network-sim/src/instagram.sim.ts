@@ -10,6 +10,7 @@ import {
   graphVersionAvailable,
   versionedGraphRouter,
 } from './graph-sim.js';
+import { pulledRecord, pullMedia, type TPull } from './media-pull.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 import { instagramCaptionProblem } from './text-limits.sim.js';
 
@@ -37,6 +38,8 @@ interface TContainer {
   statusChecks: number;
   published: boolean;
   createdAt: number;
+  /** Instagram's fetch of the container's media URL, when the simulator plays it (`sim.fetchPulledMedia`). */
+  pull?: TPull;
 }
 
 function token(req: Request): string | undefined {
@@ -80,10 +83,41 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
   const hasVideo = (c: TContainer) =>
     Boolean(c.fields.video_url) ||
     (c.fields.children ?? '').split(',').some((id) => containers.get(id)?.fields.video_url);
-  const failed = (c: TContainer) => (c.fields.video_url ?? '').includes('fail-processing');
-  /** Video takes processing time, modeled as one status read; images are ready at once. */
+  const failed = (c: TContainer) =>
+    (c.fields.video_url ?? '').includes('fail-processing') || c.pull?.state === 'failed';
+  /** Video takes processing time, modeled as one status read; images are ready once fetched (or at once). */
   const ready = (c: TContainer) =>
-    !failed(c) && (!hasVideo(c) || (c.statusChecks >= 2 && sim.processed('instagram', c.createdAt)));
+    !failed(c) &&
+    c.pull?.state !== 'fetching' &&
+    (!hasVideo(c) || (c.statusChecks >= 2 && sim.processed('instagram', c.createdAt)));
+  /**
+   * The container's `status` when it is ERROR: Instagram answers the error subcode there (ig-container
+   * reference). Subcodes from https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/error-codes:
+   * 2207003 "It takes too long to download the media", 2207004 "The image is too large to download";
+   * 2207026 (unsupported video format, as before) for bytes that are not the video asked for. Modeled:
+   * 2207052 for a URL that cannot be fetched or images that are not images (the page excerpt does not
+   * show the subcode Instagram gives those).
+   */
+  const errorStatus = (c: TContainer): string => {
+    if (c.pull?.state !== 'failed') return 'Error: 2207026';
+    if (c.pull.reason === 'timeout') return 'Error: 2207003';
+    if (c.pull.reason === 'too_large' && !c.fields.video_url) return 'Error: 2207004';
+    if (c.pull.reason === 'not_media' && c.fields.video_url) return 'Error: 2207026';
+    return 'Error: 2207052';
+  };
+  /** Starts Instagram's fetch of the container's media, after the container is answered. */
+  const startPull = (c: TContainer) => {
+    const url = c.fields.video_url ?? c.fields.image_url;
+    if (!sim.fetchPulledMedia || !url) return;
+    const kind = c.fields.video_url ? 'video' : 'image';
+    c.pull = { state: 'fetching', url };
+    const { timeoutMs, imageMaxBytes, videoMaxBytes } = sim.pullLimits;
+    void pullMedia(url, kind, { timeoutMs, maxBytes: kind === 'video' ? videoMaxBytes : imageMaxBytes }).then(
+      (pull) => {
+        c.pull = pull;
+      },
+    );
+  };
   const notReady = (res: Response) => {
     const e = GRAPH_NOT_READY.instagram;
     graphError(res, e.status, e.code, e.message, { type: 'IGApiException', ...e.extra });
@@ -130,16 +164,18 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
       }
     }
     const id = sim.nextNumericId();
-    containers.set(id, {
+    const container: TContainer = {
       id,
       userId: req.params.userId ?? 'me',
       fields,
       statusChecks: 0,
       published: false,
       createdAt: Date.now(),
-    });
+    };
+    containers.set(id, container);
     if (res.locals.hangAfterCreate) pendingHang = true;
     res.json({ id });
+    startPull(container);
   });
 
   api.post('/:userId/media_publish', (req, res) => {
@@ -159,16 +195,24 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
     container.published = true;
     const mediaId = sim.nextNumericId();
     const { fields } = container;
-    const childMedia = (fields.children ?? '')
+    const childContainers = (fields.children ?? '')
       .split(',')
       .filter(Boolean)
-      .map((id) => containers.get(id)?.fields);
+      .map((id) => containers.get(id));
+    const childMedia = childContainers.map((c) => c?.fields);
+    // What Instagram fetched for this post (itself or its carousel items); only when the fetch was played.
+    const pulled = [container, ...childContainers]
+      .map((c) => pulledRecord(c?.pull))
+      .filter((p) => p !== null);
     sim.addPost({
       platform: 'instagram',
       remoteId: mediaId,
       text: fields.caption ?? '',
       replyTo: null,
-      media: fields.media_type === 'CAROUSEL' ? { type: 'CAROUSEL', children: childMedia } : fields,
+      media: {
+        ...(fields.media_type === 'CAROUSEL' ? { type: 'CAROUSEL', children: childMedia } : fields),
+        ...(pulled.length > 0 ? { pulled } : {}),
+      },
       idempotencyKey: null,
       author: graphUserOf(sim, 'instagram', req, req.params.userId),
     });
@@ -218,7 +262,7 @@ export function registerInstagramSim(router: Router, sim: SimState): void {
           : ready(container)
             ? 'FINISHED'
             : 'IN_PROGRESS';
-      res.json({ id, status_code: status, status: failed(container) ? 'Error: 2207026' : status });
+      res.json({ id, status_code: status, status: failed(container) ? errorStatus(container) : status });
       return;
     }
     const media = published.get(id);

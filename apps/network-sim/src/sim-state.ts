@@ -89,6 +89,15 @@ export class SimState {
    * entry: not counted (a long bench run uploads more than a day's allowance).
    */
   readonly videoQuota: Partial<Record<TPlatform, { videos: number; bytes: number }>> = {};
+  /**
+   * Whether Instagram and Threads fetch a container's `image_url` / `video_url` as the real networks do
+   * (see media-pull.sim.ts). Off by default: most tests name media on hosts such as cdn.example.com that
+   * nothing serves, and the simulator cannot reach the internet in CI, so fetching them would fail every
+   * such container; tests that serve their media (the media library under PUBLIC_URL) turn it on.
+   */
+  fetchPulledMedia = false;
+  /** Bounds of one such fetch: the whole download's time, and its size (Instagram's image limit is 8 MiB). */
+  pullLimits = { timeoutMs: 10_000, imageMaxBytes: 8 * 1024 * 1024, videoMaxBytes: 300 * 1024 * 1024 };
   /** Bodies (and JSON string fields) larger than this are logged by size only; bench:media lowers it. */
   recordBodyLimit = Number.POSITIVE_INFINITY;
   private faults: TFault[] = [];
@@ -205,6 +214,7 @@ export class SimState {
     Object.assign(this.keyLifetimesMs, DEFAULT_KEY_LIFETIMES_MS);
     for (const key of Object.keys(this.processingMs) as TPlatform[]) delete this.processingMs[key];
     for (const key of Object.keys(this.videoQuota) as TPlatform[]) delete this.videoQuota[key];
+    this.fetchPulledMedia = false;
   }
 
   /** Whether a video made at `createdAt` has had its configured processing time on `platform`. */

@@ -9,6 +9,7 @@ import {
   requireGraphToken,
   versionedGraphRouter,
 } from './graph-sim.js';
+import { pulledRecord, pullMedia, type TPull } from './media-pull.sim.js';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 import { THREADS_TEXT_MAX, threadsTextLength } from './text-limits.sim.js';
 
@@ -61,6 +62,8 @@ interface TContainer {
   /** Status reads so far: a video is IN_PROGRESS until it has been read once (its processing time). */
   reads: number;
   createdAt: number;
+  /** Threads' fetch of the container's media URL, when the simulator plays it (`sim.fetchPulledMedia`). */
+  pull?: TPull;
 }
 
 /** Threads is served as v1.0 only (graph.threads.net/v1.0). https://developers.facebook.com/docs/threads */
@@ -73,9 +76,36 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
   router.use(networkMiddleware(sim, 'threads', renderThreadsError));
   const api = versionedGraphRouter(router, threadsVersionAvailable, 'v1.0');
 
-  const failed = (c: TContainer) => (c.video_url ?? '').includes('fail-processing');
+  const failed = (c: TContainer) =>
+    (c.video_url ?? '').includes('fail-processing') || c.pull?.state === 'failed';
+  /**
+   * The container's `error_message` when it is ERROR, from the list on
+   * https://developers.facebook.com/docs/threads/troubleshooting: a video Threads could not download is
+   * FAILED_DOWNLOADING_VIDEO; the list names nothing for images, so an image it could not fetch (or that
+   * is not an image) is UNKNOWN (modeled), and a video whose bytes are not a video FAILED_PROCESSING_VIDEO.
+   */
+  const errorMessage = (c: TContainer): string => {
+    if (c.pull?.state !== 'failed') return 'FAILED_PROCESSING_VIDEO';
+    if (!c.video_url) return 'UNKNOWN';
+    return c.pull.reason === 'not_media' ? 'FAILED_PROCESSING_VIDEO' : 'FAILED_DOWNLOADING_VIDEO';
+  };
+  /** Starts Threads' fetch of the container's media, after the container is answered. */
+  const startPull = (c: TContainer) => {
+    const url = c.video_url ?? c.image_url;
+    if (!sim.fetchPulledMedia || !url || (c.media_type !== 'IMAGE' && c.media_type !== 'VIDEO')) return;
+    const kind = c.media_type === 'VIDEO' ? 'video' : 'image';
+    c.pull = { state: 'fetching', url };
+    // Bounded by the simulator's own caps (SimState.pullLimits), not a quoted Threads limit.
+    const { timeoutMs, imageMaxBytes, videoMaxBytes } = sim.pullLimits;
+    void pullMedia(url, kind, { timeoutMs, maxBytes: kind === 'video' ? videoMaxBytes : imageMaxBytes }).then(
+      (pull) => {
+        c.pull = pull;
+      },
+    );
+  };
   const ready = (c: TContainer): boolean => {
     if (failed(c)) return false;
+    if (c.pull?.state === 'fetching') return false;
     if (c.video_url && (c.reads < 2 || !sim.processed('threads', c.createdAt))) return false;
     return (c.children ?? '')
       .split(',')
@@ -142,8 +172,10 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
       }
     }
     const id = sim.nextNumericId();
-    containers.set(id, { ...body, reads: 0, createdAt: Date.now() });
+    const made: TContainer = { ...body, reads: 0, createdAt: Date.now() };
+    containers.set(id, made);
     res.json({ id });
+    startPull(made);
   });
 
   api.post('/:userId/threads_publish', (req, res) => {
@@ -158,6 +190,15 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
       return;
     }
     containers.delete(creationId);
+    // What Threads fetched for this post (itself or its carousel items); only when the fetch was played.
+    const pulled = [
+      container,
+      ...String(container.children ?? '')
+        .split(',')
+        .map((c) => containers.get(c)),
+    ]
+      .map((c) => pulledRecord(c?.pull))
+      .filter((p) => p !== null);
     const id = sim.nextNumericId();
     permalinks.set(id, `https://www.threads.net/@sim/post/C${id.slice(-10)}`);
     sim.addPost({
@@ -171,6 +212,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
         video_url: container.video_url,
         alt_text: container.alt_text,
         children: container.children,
+        ...(pulled.length > 0 ? { pulled } : {}),
       },
       idempotencyKey: null,
       author: graphUserOf(sim, 'threads', req, req.params.userId),
@@ -218,7 +260,7 @@ export function registerThreadsSim(router: Router, sim: SimState): void {
       res.json({
         id: req.params.id,
         status,
-        ...(status === 'ERROR' ? { error_message: 'FAILED_PROCESSING_VIDEO' } : {}),
+        ...(status === 'ERROR' ? { error_message: errorMessage(pending) } : {}),
       });
       return;
     }

@@ -1,0 +1,111 @@
+import { createHash, randomFillSync } from 'node:crypto';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { fakeMp4, type TPlatform } from '@sps/core';
+import sharp from 'sharp';
+import request from 'supertest';
+import { bearer, startTestApi, type TTestApi } from './harness.js';
+import { createB, settleB, simPosts, uniqueMarker } from './pipeline-helpers.js';
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+// Instagram and Threads fetch media from the URL the container names (they receive no bytes from us). With
+// `sim.fetchPulledMedia` the simulator fetches it as they do, so a media-library item published to them is
+// checked byte for byte: the API serves the library under PUBLIC_URL (/media/…), here a real HTTP listener.
+describe('Instagram and Threads fetch media-library items from the public URL', () => {
+  let api: TTestApi;
+  let server: Server;
+  let handler: RequestListener = (_req, res) => res.writeHead(503).end();
+
+  beforeAll(async () => {
+    server = createServer((req, res) => handler(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    api = await startTestApi({ publisher: true, env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    handler = api.app as unknown as RequestListener;
+    if (!api.sim) throw new Error('the simulator runs with { publisher: true }');
+    api.sim.sim.fetchPulledMedia = true;
+  });
+  afterAll(async () => {
+    await api.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  async function upload(apiKey: string, file: Buffer, name: string): Promise<string> {
+    const uploaded = await request(api.app).post('/v1/media').set(bearer(apiKey)).attach('file', file, name);
+    expect(uploaded.status).toBe(201);
+    return uploaded.body.url as string;
+  }
+
+  async function publish(platform: TPlatform, media: Record<string, unknown>, apiKey: string) {
+    const m = uniqueMarker(platform);
+    const post = await createB(api, apiKey, { content: `pulled ${m}`, platforms: [platform], media });
+    expect((await request(api.app).post(`/v1/posts/${post.id}/publish`).set(bearer(apiKey))).status).toBe(
+      200,
+    );
+    const done = await settleB(api, apiKey, post.id, 30_000);
+    return { result: done.platform_results?.[platform], posts: simPosts(api, platform, m) };
+  }
+
+  it.each(['instagram', 'threads'] as const)(
+    '%s: the simulator fetched exactly the uploaded image and video from the library URL',
+    async (platform) => {
+      const account = await api.account('pro');
+      await api.connect(account.accountId, platform);
+      const photo = await jpeg();
+      const video = testVideo(700_000);
+      const photoUrl = await upload(account.apiKey, photo, 'photo.jpg');
+      const videoUrl = await upload(account.apiKey, video, 'clip.mp4');
+      expect(photoUrl.startsWith(api.env.publicUrl)).toBe(true);
+
+      const image = await publish(platform, { images: [{ url: photoUrl }] }, account.apiKey);
+      expect(image.result).toMatchObject({ success: true });
+      expect((image.posts[0]?.media as { pulled?: unknown } | undefined)?.pulled).toEqual([
+        { url: photoUrl, bytes: photo.length, sha256: sha256(photo), type: 'image/jpeg' },
+      ]);
+
+      const clip = await publish(platform, { video: { url: videoUrl } }, account.apiKey);
+      expect(clip.result).toMatchObject({ success: true });
+      expect((clip.posts[0]?.media as { pulled?: unknown } | undefined)?.pulled).toEqual([
+        { url: videoUrl, bytes: video.length, sha256: sha256(video), type: 'video/mp4' },
+      ]);
+    },
+  );
+
+  it.each([
+    ['instagram', '2207052'],
+    ['threads', 'UNKNOWN'],
+  ] as const)(
+    '%s: a library URL that no longer serves fails the post with the container error %s',
+    async (platform, detail) => {
+      const account = await api.account('pro');
+      await api.connect(account.accountId, platform);
+      const photoUrl = await upload(account.apiKey, await jpeg(), 'photo.jpg');
+      const missing = photoUrl.replace(
+        /\/media\/[^/]+$/,
+        '/media/0000000000000000000000000000000000000000.jpg',
+      );
+      const { result, posts } = await publish(platform, { images: [{ url: missing }] }, account.apiKey);
+      expect(result).toMatchObject({ success: false });
+      expect(JSON.stringify(result)).toContain(detail);
+      expect(posts).toEqual([]);
+    },
+  );
+});
+
+/** A video the sniffers and MP4 reader accept, its media data random so another file has another hash. */
+function testVideo(totalBytes: number): Buffer {
+  const video = Buffer.from(fakeMp4(5, totalBytes));
+  randomFillSync(video, video.indexOf('mdat') + 4);
+  return video;
+}
+
+/** A small JPEG (under every network's image limit, so it is sent as uploaded). */
+async function jpeg(): Promise<Buffer> {
+  const noise = Buffer.alloc(64 * 48 * 3);
+  randomFillSync(noise);
+  return sharp(noise, { raw: { width: 64, height: 48, channels: 3 } })
+    .jpeg()
+    .toBuffer();
+}
