@@ -73,20 +73,26 @@ describe('Instagram and Threads fetch media-library items from the public URL', 
     },
   );
 
+  // The library refuses to delete an item a post still names (409), so a URL that no longer serves is played
+  // with a library path nothing was stored under: the API answers it 404, as it would a removed file.
   it.each([
-    ['instagram', '2207052'],
-    ['threads', 'UNKNOWN'],
+    ['instagram', 'image', '2207052'],
+    ['instagram', 'video', '2207052'],
+    ['threads', 'image', 'UNKNOWN'],
+    ['threads', 'video', 'FAILED_DOWNLOADING_VIDEO'],
   ] as const)(
-    '%s: a library URL that no longer serves fails the post with the container error %s',
-    async (platform, detail) => {
+    '%s: a library %s URL that does not serve fails the post with the container error %s',
+    async (platform, kind, detail) => {
       const account = await api.account('pro');
       await api.connect(account.accountId, platform);
-      const photoUrl = await upload(account.apiKey, await jpeg(), 'photo.jpg');
-      const missing = photoUrl.replace(
+      const url = await upload(account.apiKey, await jpeg(), 'photo.jpg');
+      const missing = url.replace(
         /\/media\/[^/]+$/,
-        '/media/0000000000000000000000000000000000000000.jpg',
+        `/media/${'0'.repeat(40)}.${kind === 'video' ? 'mp4' : 'jpg'}`,
       );
-      const { result, posts } = await publish(platform, { images: [{ url: missing }] }, account.apiKey);
+      expect((await request(api.app).get(new URL(missing).pathname)).status).toBe(404);
+      const media = kind === 'video' ? { video: { url: missing } } : { images: [{ url: missing }] };
+      const { result, posts } = await publish(platform, media, account.apiKey);
       expect(result).toMatchObject({ success: false });
       expect(JSON.stringify(result)).toContain(detail);
       expect(posts).toEqual([]);

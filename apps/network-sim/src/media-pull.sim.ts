@@ -28,6 +28,8 @@ export interface TPullLimits {
 export async function pullMedia(url: string, kind: TMediaKind, limits: TPullLimits): Promise<TPull> {
   const fail = (reason: TPullFailure, detail: string): TPull => ({ state: 'failed', url, reason, detail });
   const controller = new AbortController();
+  // Aborting also ends an over-long download; this says which of the two aborted it.
+  let tooLarge = false;
   const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
   try {
     const res = await fetch(url, { signal: controller.signal, redirect: 'follow' });
@@ -41,17 +43,20 @@ export async function pullMedia(url: string, kind: TMediaKind, limits: TPullLimi
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       bytes += chunk.length;
       if (bytes > limits.maxBytes) {
+        tooLarge = true;
         controller.abort();
-        return fail('too_large', `more than ${limits.maxBytes} bytes`);
+        break;
       }
       if (head.length < SNIFF_BYTES)
         head = Buffer.concat([head, Buffer.from(chunk)]).subarray(0, SNIFF_BYTES);
       hash.update(chunk);
     }
+    if (tooLarge) return fail('too_large', `more than ${limits.maxBytes} bytes`);
     const sniffed = sniffMedia(head);
     if (!sniffed || sniffed.kind !== kind) return fail('not_media', `not a ${kind}`);
     return { state: 'fetched', url, bytes, sha256: hash.digest('hex'), type: sniffed.type };
   } catch (error) {
+    if (tooLarge) return fail('too_large', `more than ${limits.maxBytes} bytes`);
     if (controller.signal.aborted) return fail('timeout', `no answer within ${limits.timeoutMs} ms`);
     return fail('unreachable', error instanceof Error ? error.message : String(error));
   } finally {
