@@ -73,6 +73,27 @@ describe('Instagram and Threads fetch media-library items from the public URL', 
     },
   );
 
+  it.each(['instagram', 'threads'] as const)(
+    '%s: a carousel records each item it fetched',
+    async (platform) => {
+      const account = await api.account('pro');
+      await api.connect(account.accountId, platform);
+      const photos = [await jpeg(), await jpeg()];
+      const urls = [
+        await upload(account.apiKey, photos[0] as Buffer, 'a.jpg'),
+        await upload(account.apiKey, photos[1] as Buffer, 'b.jpg'),
+      ];
+      const { result, posts } = await publish(
+        platform,
+        { images: urls.map((url) => ({ url })) },
+        account.apiKey,
+      );
+      expect(result).toMatchObject({ success: true });
+      const pulled = (posts[0]?.media as { pulled?: { sha256: string }[] } | undefined)?.pulled;
+      expect(pulled?.map((p) => p.sha256)).toEqual(photos.map(sha256));
+    },
+  );
+
   // The library refuses to delete an item a post still names (409), so a URL that no longer serves is played
   // with a library path nothing was stored under: the API answers it 404, as it would a removed file.
   it.each([
