@@ -281,6 +281,10 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     sweepMediaNow: (now?: Date) => sweepNow(now),
     async close() {
       clearInterval(keeper);
+      // Stop taking jobs at once and let active ones finish (BullMQ waits for them). Started before the
+      // prepared posts are closed: those hand their waiting posts to publish jobs while a started one may
+      // still run for a while, and a worker still fetching would pick them up in this stopping process.
+      const closing = Promise.all(workers.map((w) => w.close()));
       // Posts prepared here and not yet started: their schedule jobs fire at the due time instead.
       for (const left of await ctx.prepared.close()) {
         await restoreBackstop(deps.queues, left.post.id, left.dueAt).catch((err: Error) =>
@@ -290,8 +294,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
           ),
         );
       }
-      // Stop taking jobs and let active ones finish (BullMQ waits for them).
-      await Promise.all(workers.map((w) => w.close()));
+      await closing;
     },
   };
 }
