@@ -65,7 +65,7 @@ COPY --from=build /dist/ ./
 COPY prisma ./prisma
 COPY scripts ./scripts
 # Fails the build when production dependencies miss something the compiled packages import.
-RUN node --input-type=module -e "await Promise.all(['@sps/core','@sps/db','@sps/queue','@sps/networks','@sps/storage'].map((m) => import(m)))"
+RUN node --input-type=module -e "await Promise.all(['@sps/core','@sps/db','@sps/queue','@sps/networks','@sps/storage','@sps/safe-fetch'].map((m) => import(m)))"
 # MEDIA_STORAGE=fs keeps uploads (and unfinished tus uploads) under ./data/media: the only path the service
 # writes to, owned by `node`; docker-compose mounts a volume there shared by the API replicas and the publisher.
 RUN mkdir -p /app/data/media && chown node:node /app/data/media

@@ -2,7 +2,7 @@
 import type { Config } from 'jest';
 
 // Workspace packages resolve to their TypeScript sources so tests never run stale dist/ builds.
-const packages = ['core', 'db', 'queue', 'networks', 'ops', 'storage'];
+const packages = ['core', 'db', 'queue', 'networks', 'ops', 'storage', 'safe-fetch'];
 
 const config: Config = {
   testEnvironment: 'node',
@@ -26,7 +26,9 @@ const config: Config = {
   testMatch: ['<rootDir>/{packages,apps}/*/test/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/test/global-setup.mjs',
-  testTimeout: 30000,
+  // A loaded two-core CI box runs a multi-process test several times slower than alone; tests that wait on
+  // processes set their own, longer limit from the waits they make.
+  testTimeout: 60000,
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/summary-reporter.mjs'],
 };

@@ -1,8 +1,8 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { TWebhookDeliveryRepository } from '@sps/db';
-import { guardedLookup } from '@sps/networks';
 import type { TQueues } from '@sps/queue';
+import { guardedLookup } from '@sps/safe-fetch';
 import got, { type Got } from 'got';
 import type { Logger } from 'pino';
 import { DeliverySlots } from './delivery-slots.js';

@@ -1,7 +1,7 @@
 import { secretBox } from '@sps/core';
 import type { TDeactivation } from '@sps/db';
-import { assertDeliverableUrl } from '@sps/networks';
 import { parsePayload, webhookOfDeliveryJob } from '@sps/queue';
+import { assertDeliverableUrl } from '@sps/safe-fetch';
 import { DelayedError, type Job, type MinimalJob, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
 import type { TWebhooksContext } from './context.js';

@@ -123,7 +123,7 @@ describe('webhooks worker crash and Redis loss', () => {
       lastStatusCode: 200,
     });
     await api.stopWebhooks();
-  });
+  }, 80_000);
 
   it('rebuilds jobs from PostgreSQL after Redis loses its keys', async () => {
     receiver.respond = () => 200;

@@ -1,10 +1,11 @@
+import { shown } from '@sps/safe-fetch';
 import got, { type Got, HTTPError } from 'got';
 import { imageAspectRatio, type TAspectRatio, videoAspectRatio } from './bluesky-aspect-ratio.js';
 import { type TUploadLimits, uploadAnswerFailure, uploadLimitsFailure } from './bluesky-video-limits.js';
 import { openVideoFile, type TMediaFile, transferTimeout } from './chunked-upload.js';
 import type { TMedia, TNetworkFailure } from './connector.js';
 import { type TStep, truncateBody } from './http-client.js';
-import { shown, type TFetchMedia } from './media-fetch.js';
+import type { TFetchMedia } from './media-fetch.js';
 
 const NETWORK = 'Bluesky';
 /**

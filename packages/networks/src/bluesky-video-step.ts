@@ -1,3 +1,4 @@
+import { shown } from '@sps/safe-fetch';
 import type { Got } from 'got';
 import { aspectRatioFromText, aspectRatioText } from './bluesky-aspect-ratio.js';
 import {
@@ -7,7 +8,6 @@ import {
   type TBlueskyMediaSession,
 } from './bluesky-media.js';
 import type { TProcessingWait, TPublishProgress } from './connector.js';
-import { shown } from './media-fetch.js';
 import { runToEnd, stillProcessing, type TStepResult, waitSince } from './processing-step.js';
 
 const NETWORK = 'Bluesky';

@@ -1,3 +1,4 @@
+import { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from '@sps/safe-fetch';
 import got, {
   type Got,
   type HandlerFunction,
@@ -6,8 +7,8 @@ import got, {
   RequestError,
   TimeoutError,
 } from 'got';
-import { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from './address-guard.js';
 import type { TNetworkFailure } from './connector.js';
+import { LeanHttpError, LeanRequestError } from './lean-http.js';
 
 const MAX_BODY = 500;
 
@@ -133,6 +134,15 @@ function retryAfterMs(headers: Record<string, string | string[] | undefined>): n
   return undefined;
 }
 
+/** The answer of a call that failed with a non-2xx status (through got or the lean client), else null. */
+export function failedAnswer(
+  error: unknown,
+): { statusCode: number; body: unknown; headers: Record<string, string | string[] | undefined> } | null {
+  if (error instanceof HTTPError) return error.response;
+  if (error instanceof LeanHttpError) return error.response;
+  return null;
+}
+
 export interface TClassifyHints {
   /** Network name for messages ("X", "Bluesky"). */
   network: string;
@@ -148,9 +158,10 @@ export interface TClassifyHints {
  */
 export function classifyHttpError(error: unknown, hints: TClassifyHints): TNetworkFailure {
   const { network } = hints;
-  if (error instanceof HTTPError) {
-    const status = error.response.statusCode;
-    const body = error.response.body;
+  const answer = failedAnswer(error);
+  if (answer) {
+    const status = answer.statusCode;
+    const body = answer.body;
     const truncated = truncateBody(body);
     if (status === 401 || hints.isAuthError?.(status, body)) {
       return {
@@ -161,7 +172,7 @@ export function classifyHttpError(error: unknown, hints: TClassifyHints): TNetwo
       };
     }
     if (status === 429) {
-      const after = retryAfterMs(error.response.headers);
+      const after = retryAfterMs(answer.headers);
       return {
         kind: 'rate_limited',
         status,
@@ -193,31 +204,44 @@ export function classifyHttpError(error: unknown, hints: TClassifyHints): TNetwo
       message: `${network}'s server resolves to an address that is not public; nothing was sent. Reconnect the account with its server's public https:// URL.`,
     };
   }
-  if (error instanceof RequestError && error.options?.context?.[TOO_LARGE] === true) {
-    return {
-      kind: 'transient',
-      outcomeUnknown: true,
-      message: `${network} answered with more data than any answer of its API holds; it was cut off. It will be retried.`,
-    };
-  }
-  if (error instanceof TimeoutError) {
-    return {
-      kind: 'transient',
-      outcomeUnknown: true,
-      message: `${network} did not answer in time; the post may or may not have been published. Check the ${network} account before retrying.`,
-    };
-  }
-  if (error instanceof RequestError) {
-    // Connection refused/reset before a response: the request may have been written, unless it never connected.
-    const neverConnected = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(error.code);
-    return {
-      kind: 'transient',
-      ...(neverConnected ? {} : { outcomeUnknown: true }),
-      message: `Could not reach ${network} (${error.code}). It will be retried automatically.`,
-    };
-  }
+  if (error instanceof LeanRequestError) return leanFailure(error, network);
+  if (error instanceof RequestError && error.options?.context?.[TOO_LARGE] === true) return tooLarge(network);
+  if (error instanceof TimeoutError) return timedOut(network);
+  if (error instanceof RequestError) return unreachable(network, error.code);
   return {
     kind: 'transient',
     message: `${network} call failed: ${error instanceof Error ? error.message : String(error)}`,
   };
+}
+
+function tooLarge(network: string): TNetworkFailure {
+  return {
+    kind: 'transient',
+    outcomeUnknown: true,
+    message: `${network} answered with more data than any answer of its API holds; it was cut off. It will be retried.`,
+  };
+}
+
+function timedOut(network: string): TNetworkFailure {
+  return {
+    kind: 'transient',
+    outcomeUnknown: true,
+    message: `${network} did not answer in time; the post may or may not have been published. Check the ${network} account before retrying.`,
+  };
+}
+
+/** Connection refused/reset before an answer: the request may have been written, unless it never connected. */
+function unreachable(network: string, code: string): TNetworkFailure {
+  const neverConnected = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code);
+  return {
+    kind: 'transient',
+    ...(neverConnected ? {} : { outcomeUnknown: true }),
+    message: `Could not reach ${network} (${code}). It will be retried automatically.`,
+  };
+}
+
+function leanFailure(error: LeanRequestError, network: string): TNetworkFailure {
+  if (error.reason === 'timeout') return timedOut(network);
+  if (error.reason === 'too_large') return tooLarge(network);
+  return unreachable(network, error.code);
 }

@@ -1,9 +1,3 @@
-export {
-  assertDeliverableUrl,
-  assertFetchableMediaUrl,
-  ForbiddenAddressError,
-  guardedLookup,
-} from './address-guard.js';
 export { blueskyRecordKey } from './bluesky-rkey.js';
 export * from './connector.js';
 export { createConnectors, type TConnectorsConfig } from './connector-registry.js';
@@ -11,12 +5,10 @@ export { classifyHttpError, createHttpClient, truncateBody } from './http-client
 export { fitImage, type TFitRequest, type TFitResult } from './image-fit.js';
 export {
   createMediaFetcher,
-  openMediaDownload,
   type TFetchedMedia,
   type TFetchMedia,
   type TMediaFetchConfig,
   type TMediaRequest,
-  type TOpenedMedia,
   type TOwnMediaSource,
 } from './media-fetch.js';
 export type { TMetricsOutcome, TMetricsRead, TMetricsRef } from './metrics-reader.js';

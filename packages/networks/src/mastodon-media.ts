@@ -1,9 +1,10 @@
+import { shown } from '@sps/safe-fetch';
 import { type Got, HTTPError } from 'got';
 import { openMediaFile } from './chunked-upload.js';
 import type { TConnectorAccount, TNetworkFailure, TProcessingWait } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import type { TMastodonLimits } from './mastodon-instance.js';
-import { shown, type TFetchMedia } from './media-fetch.js';
+import type { TFetchMedia } from './media-fetch.js';
 import { type TProcessingCheck, waitForProcessing } from './processing-wait.js';
 
 const NETWORK = 'Mastodon';

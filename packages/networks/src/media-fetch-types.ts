@@ -1,4 +1,4 @@
-import type { TAddressPolicy } from './address-guard.js';
+import type { TDownloadPolicy } from '@sps/safe-fetch';
 import type { TStep } from './http-client.js';
 import type { TSpoolBudget } from './spool-budget.js';
 
@@ -71,23 +71,12 @@ export interface TOwnMediaSource {
   localFile?(url: string): Promise<{ found: true; path: string } | { found: false } | null>;
 }
 
-export interface TMediaFetchConfig {
+/** The download policy (`@sps/safe-fetch`) plus what only the connectors' fetcher needs. */
+export interface TMediaFetchConfig extends TDownloadPolicy {
   /** Where own media URLs are read from (the publisher passes the media store). */
   ownMedia?: TOwnMediaSource;
-  /** Lets media URLs resolve to loopback or private addresses (`MEDIA_ALLOW_PRIVATE_URLS`, tests only). */
-  allowPrivate?: boolean;
-  /**
-   * Replaces the address policy (true = refuse the address) for every hop; overrides `allowPrivate`.
-   * For deployments with a trusted internal media host, and for tests that need one loopback address
-   * allowed and another refused.
-   */
-  forbiddenAddress?: TAddressPolicy;
   /** Bound on a whole image download (every redirect hop, headers and body). Default 30 s. */
   timeoutMs?: number;
-  /** Bound on a whole video download. Default 5 minutes (videos run to hundreds of megabytes). */
-  videoTimeoutMs?: number;
-  /** Redirects followed, each hop checked again. Default 3. */
-  maxRedirects?: number;
   /**
    * Images are downloaded up to this many bytes even when the network takes fewer, because sharp can
    * usually bring a large photo under the network's limit (Bluesky's 1,000,000 bytes). Default 20 MB.

@@ -1,6 +1,7 @@
 import type { TConnectorAccount, TMedia, TProcessingWait, TPublishProgress } from './connector.js';
 import { runToEnd, stillProcessing, type TStepResult, waitSince } from './processing-step.js';
 import { type createSlackFiles, SLACK_SHARE_WAIT } from './slack-files.js';
+import type { createSlackShareHistory } from './slack-share-history.js';
 
 const NETWORK = 'Slack';
 
@@ -25,11 +26,15 @@ export interface TSlackShare {
  * looks for its ts, one files.info read per call (no worker slot waits, DESIGN invariant 10), never
  * sharing again. Nothing is saved before the completion: an interrupted completion is read back from the
  * channel, as any unanswered send. Past the deadline the wait is a transient failure whose progress keeps
- * the file ids but not the start, so the retry looks again in a wait of its own. Direct calls without
- * progress check in memory and sleep between checks.
+ * the file ids but not the start, so the retry looks again in a wait of its own. Before that failure the
+ * message is looked for in the channel's history by its file id (slack-share-history.ts), from when the
+ * completion was sent (`sharedAt`, kept across retries): found, its ts is the post's; not found or not
+ * readable (no history scope), the failure is today's, saying why. Direct calls without progress check in
+ * memory and sleep between checks.
  */
 export function createSlackShareStep(
   files: ReturnType<typeof createSlackFiles>,
+  findShare: ReturnType<typeof createSlackShareHistory>,
   wait: TProcessingWait | undefined,
 ) {
   return async function sharedMessage(
@@ -42,6 +47,7 @@ export function createSlackShareStep(
       let fileIds = saved?.fileIds ?? '';
       let since = waitSince(saved);
       let sinceSaved = Boolean(saved?.waitSince);
+      let sharedAt = saved?.sharedAt ?? '';
       if (!fileId) {
         if (!share.media) {
           return {
@@ -51,13 +57,15 @@ export function createSlackShareStep(
         }
         const uploaded = await files.upload(account, share.media);
         if (!uploaded.ok) return { kind: 'failed', failure: uploaded.failure };
+        // Slack stamps the message's ts while handling the call: the time before it bounds the history search.
+        sharedAt = String(Date.now());
         const shared = await files.complete(account, uploaded.value, channel, share.text, share.threadTs);
         if (!shared.ok) return { kind: 'failed', failure: shared.failure };
         fileId = uploaded.value[0]?.id ?? '';
         fileIds = uploaded.value.map((f) => f.id).join(',');
         since = Date.now();
         // The message exists now: a retry only looks for its ts, it never shares again.
-        await kept.save({ sharedFile: fileId, fileIds, waitSince: String(since) });
+        await kept.save({ sharedFile: fileId, fileIds, sharedAt, waitSince: String(since) });
         sinceSaved = true;
       }
       const found = await files.shareCheck(account, fileId, channel);
@@ -69,11 +77,22 @@ export function createSlackShareStep(
         since,
         'the share of the files',
       );
+      const keep = { sharedFile: fileId, fileIds, ...(sharedAt ? { sharedAt } : {}) };
       if (next.kind === 'failed') {
-        await kept.save({ sharedFile: fileId, fileIds });
-        return next;
+        const inHistory = await findShare(account, {
+          fileId,
+          channel,
+          threadTs: share.threadTs,
+          sharedAt: Number(sharedAt) || undefined,
+        });
+        if (inHistory.state === 'found') return { kind: 'ready', value: { ts: inHistory.ts, fileIds } };
+        await kept.save(keep);
+        return {
+          kind: 'failed',
+          failure: { ...next.failure, message: next.failure.message + inHistory.note },
+        };
       }
-      if (!sinceSaved) await kept.save({ sharedFile: fileId, fileIds, waitSince: String(since) });
+      if (!sinceSaved) await kept.save({ ...keep, waitSince: String(since) });
       return next;
     });
   };

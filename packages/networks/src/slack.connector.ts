@@ -23,6 +23,7 @@ import {
   windowStart,
 } from './readback-match.js';
 import { createSlackFiles } from './slack-files.js';
+import { createSlackShareHistory } from './slack-share-history.js';
 import { createSlackShareStep } from './slack-share-step.js';
 
 interface THistoryMessage {
@@ -119,7 +120,8 @@ export function createSlackConnector(options: TConnectorOptions = {}): TNetworkC
     answerFailure,
     classify,
   });
-  const sharedMessage = createSlackShareStep(files, options.processingWait);
+  const findShare = createSlackShareHistory({ http, headers, classify });
+  const sharedMessage = createSlackShareStep(files, findShare, options.processingWait);
 
   /** Who the bot token posts as (`auth.test`, Tier 4), asked once per token. */
   const identities = new Map<string, { botId?: string; userId?: string }>();

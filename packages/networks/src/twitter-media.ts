@@ -1,9 +1,10 @@
+import { shown } from '@sps/safe-fetch';
 import type { Got } from 'got';
 import { mediaFileOf, type TMediaFile, withVideoFile } from './chunked-upload.js';
 import type { TConnectorAccount, TMediaImage, TMediaVideo, TNetworkFailure } from './connector.js';
 import { classifyHttpError, type TStep, truncateBody } from './http-client.js';
 import { fitImage } from './image-fit.js';
-import { shown, type TFetchMedia } from './media-fetch.js';
+import type { TFetchMedia } from './media-fetch.js';
 
 const NETWORK = 'X';
 

@@ -1,4 +1,3 @@
-import { HTTPError } from 'got';
 import type {
   TConnectorAccount,
   TConnectorOptions,
@@ -11,7 +10,8 @@ import type {
   TPublishOutcome,
   TRemoteRef,
 } from './connector.js';
-import { classifyHttpError, createHttpClient } from './http-client.js';
+import { classifyHttpError, createHttpClient, failedAnswer } from './http-client.js';
+import { createLeanHttp } from './lean-http.js';
 import { createMediaFetcher } from './media-fetch.js';
 import { pendingOutcome, runToEnd, stillProcessing, type TStepResult, waitSince } from './processing-step.js';
 import {
@@ -64,8 +64,9 @@ function isSegment(tweet: TTimelineTweet, probe: TPublishedProbe): boolean {
  * https://github.com/akrherz/iembot/issues/163; X does not document the rule's window).
  */
 function isDuplicateRefusal(err: unknown): boolean {
-  if (!(err instanceof HTTPError) || err.response.statusCode !== 403) return false;
-  const body = err.response.body;
+  const answer = failedAnswer(err);
+  if (answer?.statusCode !== 403) return false;
+  const body = answer.body;
   const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
   return /duplicate content/i.test(text.slice(0, 2_000));
 }
@@ -79,7 +80,10 @@ const xTime = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
  */
 export function createTwitterConnector(options: TConnectorOptions): TNetworkConnector {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const http = createHttpClient(options.baseUrl ?? 'https://api.x.com', timeoutMs);
+  const baseUrl = options.baseUrl ?? 'https://api.x.com';
+  // Media uploads go through got (streams, multipart); the JSON calls through the lean client.
+  const http = createHttpClient(baseUrl, timeoutMs);
+  const api = createLeanHttp(baseUrl, timeoutMs);
   const classify = (err: unknown) => classifyHttpError(err, { network: NETWORK });
   const auth = (account: TConnectorAccount) => ({ authorization: `Bearer ${account.token}` });
   const media = createTwitterMedia({
@@ -201,9 +205,10 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
         body.poll = { options: input.poll.options, duration_minutes: input.poll.durationMinutes };
       }
       try {
-        const created = await http
-          .post('2/tweets', { headers: auth(account), json: body })
-          .json<TTweetCreated>();
+        const created = await api.request<TTweetCreated>('POST', '2/tweets', {
+          headers: auth(account),
+          json: body,
+        });
         const id = created.data.id;
         const handle = account.accountName.replace(/^@/, '');
         return { ok: true, remoteId: id, url: `https://x.com/${handle}/status/${id}` };
@@ -247,21 +252,20 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
       try {
         const userId =
           account.externalId ??
-          (await http.get('2/users/me', { headers: auth(account) }).json<{ data: { id: string } }>()).data.id;
+          (await api.request<{ data: { id: string } }>('GET', '2/users/me', { headers: auth(account) })).data
+            .id;
         let token: string | undefined;
         let read = 0;
         for (let page = 0; page < MAX_READ_PAGES; page += 1) {
-          const body = await http
-            .get(`2/users/${encodeURIComponent(userId)}/tweets`, {
-              headers: auth(account),
-              searchParams: {
-                start_time: xTime(windowStart(probe)),
-                max_results: 100,
-                'tweet.fields': 'created_at,referenced_tweets,attachments,entities',
-                ...(token ? { pagination_token: token } : {}),
-              },
-            })
-            .json<TTimeline>();
+          const body = await api.request<TTimeline>('GET', `2/users/${encodeURIComponent(userId)}/tweets`, {
+            headers: auth(account),
+            searchParams: {
+              start_time: xTime(windowStart(probe)),
+              max_results: 100,
+              'tweet.fields': 'created_at,referenced_tweets,attachments,entities',
+              ...(token ? { pagination_token: token } : {}),
+            },
+          });
           const tweets = body.data ?? [];
           read += tweets.length;
           const found = await firstUnclaimed(
@@ -284,10 +288,12 @@ export function createTwitterConnector(options: TConnectorOptions): TNetworkConn
 
     async delete(account: TConnectorAccount, remote: TRemoteRef): Promise<TDeleteOutcome> {
       try {
-        await http.delete(`2/tweets/${encodeURIComponent(remote.remoteId)}`, { headers: auth(account) });
+        await api.request('DELETE', `2/tweets/${encodeURIComponent(remote.remoteId)}`, {
+          headers: auth(account),
+        });
         return { ok: true };
       } catch (err) {
-        if (err instanceof HTTPError && err.response.statusCode === 404) return { ok: true };
+        if (failedAnswer(err)?.statusCode === 404) return { ok: true };
         return { ok: false, failure: classify(err) };
       }
     },

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import { fakeMp4 } from '@sps/core';
+import { startNetworkSim, type TRunningSim } from '@sps/network-sim';
 
 /** A loopback media host for connector tests: each path answers its bytes with its type. */
 export interface TMediaServer {
@@ -45,4 +47,29 @@ export async function startMediaServer(): Promise<TMediaServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+export interface TSimAndMedia {
+  running: TRunningSim;
+  media: TMediaServer;
+}
+
+/**
+ * The simulator and a media server serving `files` (path → [content type, body]) for one connector test
+ * file: started before its tests, the simulator reset before each, both closed after. The file's own
+ * beforeAll (registered after this call) makes its connector on `running.baseUrls`.
+ */
+export function useSimAndMedia(files: Record<string, [type: string, body: Uint8Array]> = {}): TSimAndMedia {
+  const env = {} as TSimAndMedia;
+  beforeAll(async () => {
+    env.running = await startNetworkSim();
+    env.media = await startMediaServer();
+    for (const [path, [type, body]] of Object.entries(files)) env.media.set(path, type, body);
+  });
+  afterAll(async () => {
+    await env.media.close();
+    await env.running.close();
+  });
+  beforeEach(() => env.running.sim.reset());
+  return env;
 }

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AppError, MAX_ALT_TEXT, mediaViewB, parseMediaPage } from '@sps/core';
-import { openMediaDownload, type TMediaFetchConfig } from '@sps/networks';
+import { openMediaDownload, type TDownloadPolicy } from '@sps/safe-fetch';
 import { z } from 'zod';
 import type { TAuth } from '../http/auth.js';
 import type { TMediaService } from '../media/media-service.js';
@@ -12,7 +12,7 @@ export interface TMediaToolDeps {
   media: TMediaService;
   publicUrl: string;
   /** Address policy and time bound of downloads from a URL (the publisher's, MEDIA_ALLOW_PRIVATE_URLS). */
-  download: TMediaFetchConfig;
+  download: TDownloadPolicy;
 }
 
 const TYPES =

@@ -1,8 +1,8 @@
 import type { TSocialCredentials } from '@sps/core';
+import { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from '@sps/safe-fetch';
 import got, { HTTPError, RequestError } from 'got';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
-import { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from '../address-guard.js';
 import { answerBound } from '../http-client.js';
 import { parseAnswer, unusableAnswer, ZNetworkName, ZNetworkToken } from './answers.js';
 import { beforeExpiry } from './grants.js';

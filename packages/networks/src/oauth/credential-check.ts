@@ -1,7 +1,7 @@
 import type { TPlatform } from '@sps/core';
+import { assertDeliverableUrl, guardedLookup } from '@sps/safe-fetch';
 import got, { HTTPError } from 'got';
 import { z } from 'zod';
-import { assertDeliverableUrl, guardedLookup } from '../address-guard.js';
 import { answerBound } from '../http-client.js';
 import { parseAnswer, ZNetworkId, ZNetworkName } from './answers.js';
 import { createBlueskySession } from './bluesky-session.js';

@@ -1,5 +1,5 @@
+import { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from '@sps/safe-fetch';
 import got, { HTTPError, RequestError } from 'got';
-import { assertDeliverableUrl, ForbiddenAddressError, guardedLookup } from '../address-guard.js';
 import { OAuthError } from './oauth-types.js';
 
 /** Network error bodies are stored and logged truncated, and never include the request (tokens). */
