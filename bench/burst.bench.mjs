@@ -14,6 +14,13 @@
 // Scenarios: BENCH_BURST_SCENARIOS, `posts x accounts x publishers` separated by commas
 // (default `1000x20x1,10000x100x1,10000x100x2`). Targets: p99 < 1.5 s for 1,000 posts over 20 accounts,
 // p99 < 15 s for 10,000 over 100, each exactly once.
+// BENCH_PGBOUNCER_URL (what `.ci/pgbouncer` prints) runs the service's processes through that PgBouncer in
+// transaction pooling mode; its CPU is then a row of its own.
+// BENCH_BURST_ANALYZE=1 runs ANALYZE once the posts exist (what autovacuum does on a production database;
+// CI's and this box's PostgreSQL run with autovacuum off, so otherwise every plan is made without statistics).
+// BENCH_BURST_STATEMENTS=N prints the N statements that took PostgreSQL the most time from the end of the
+// creation to the end of the burst (needs `pg_stat_statements` in shared_preload_libraries; the counters of
+// the whole server are reset at the start).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -22,7 +29,16 @@ import { generateApiKey, parseDuration, secretBox } from '@sps/core';
 import { createAccountRepository, createDb, createSocialAccountRepository } from '@sps/db';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { freshDatabase, percentile, pool, procStats, root, startServer } from './lib.mjs';
+import {
+  appsDatabaseUrl,
+  freshDatabase,
+  percentile,
+  pgbouncerPid,
+  pool,
+  procStats,
+  root,
+  startServer,
+} from './lib.mjs';
 
 const SCENARIOS = (process.env.BENCH_BURST_SCENARIOS ?? '1000x20x1,10000x100x1,10000x100x2')
   .split(',')
@@ -34,6 +50,8 @@ const SCENARIOS = (process.env.BENCH_BURST_SCENARIOS ?? '1000x20x1,10000x100x1,1
 const leadMs = (posts) =>
   process.env.BENCH_BURST_LEAD ? parseDuration(process.env.BENCH_BURST_LEAD) : 60_000 + posts * 9;
 const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 50);
+const ANALYZE = process.env.BENCH_BURST_ANALYZE === '1';
+const STATEMENTS = Number(process.env.BENCH_BURST_STATEMENTS ?? 0);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -123,6 +141,22 @@ function call(base, method, path, body, headers = {}) {
   });
 }
 
+/** The statements of this database that took PostgreSQL the most time since the last reset. */
+async function printStatements(sql, limit) {
+  const { rows } = await sql.query(
+    `SELECT calls, total_exec_time AS total, rows, shared_blks_hit + shared_blks_read AS blocks,
+            regexp_replace(left(query, 200), '\\s+', ' ', 'g') AS query
+     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+     ORDER BY total_exec_time DESC LIMIT $1`,
+    [limit],
+  );
+  console.log('statements by PostgreSQL time (ms total, calls, ms a call, rows a call, blocks a call):');
+  for (const r of rows)
+    console.log(
+      `${fmt(r.total).padStart(8)} ${String(r.calls).padStart(6)} ${fmt(r.total / r.calls, 2).padStart(8)} ${fmt(r.rows / r.calls, 1).padStart(7)} ${fmt(r.blocks / r.calls).padStart(7)}  ${r.query}`,
+    );
+}
+
 const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const sim = await startServer(resolve(root, 'bench/servers/network-sim.mjs'), {});
 serverPids.add(sim.pid);
@@ -164,7 +198,7 @@ for (const scenario of SCENARIOS) {
   const prefix = `sps-bench-burst-${randomBytes(3).toString('hex')}`;
   const env = {
     ...process.env,
-    DATABASE_URL: url,
+    DATABASE_URL: appsDatabaseUrl(url),
     REDIS_URL,
     QUEUE_PREFIX: prefix,
     LOG_LEVEL: 'info',
@@ -186,6 +220,7 @@ for (const scenario of SCENARIOS) {
     ['api', api.pid],
     ...publishers.map((p, i) => [`publisher ${i + 1}`, p.pid]),
     ['webhooks', webhooks.pid],
+    ...(pgbouncerPid() ? [['pgbouncer', pgbouncerPid()]] : []),
   ];
   const monitor = new pg.Client({ connectionString: url });
   await monitor.connect();
@@ -205,24 +240,21 @@ for (const scenario of SCENARIOS) {
   const tag = randomBytes(3).toString('hex');
   const due = Math.ceil((Date.now() + leadMs(POSTS)) / 1000) * 1000;
   const dueIso = new Date(due).toISOString();
-  const ids = new Array(POSTS);
   const before = await snapshot();
   const createStarted = Date.now();
   await pool(POSTS, CONNECTIONS, async (i) => {
     const tenant = tenants[i % ACCOUNTS];
-    ids[i] = (
-      await call(
-        apiUrl,
-        'POST',
-        '/v1/posts',
-        {
-          content: `Burst ${tag} ${i} https://example.com/${i}`,
-          platforms: ['twitter'],
-          scheduled_for: dueIso,
-        },
-        { authorization: `Bearer ${tenant.key}` },
-      )
-    ).id;
+    await call(
+      apiUrl,
+      'POST',
+      '/v1/posts',
+      {
+        content: `Burst ${tag} ${i} https://example.com/${i}`,
+        platforms: ['twitter'],
+        scheduled_for: dueIso,
+      },
+      { authorization: `Bearer ${tenant.key}` },
+    );
   });
   const created = Date.now();
   const afterCreate = await snapshot();
@@ -235,6 +267,15 @@ for (const scenario of SCENARIOS) {
   // Until every post is final (published or failed).
   const sql = new pg.Client({ connectionString: url });
   await sql.connect();
+  if (ANALYZE) {
+    const started = Date.now();
+    await sql.query('ANALYZE');
+    console.log(`ANALYZE took ${fmt((Date.now() - started) / 1000, 1)} s`);
+  }
+  if (STATEMENTS > 0) {
+    await sql.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await sql.query('SELECT pg_stat_statements_reset()');
+  }
   let atDue = null;
   const dueTimer = setTimeout(
     async () => {
@@ -245,11 +286,12 @@ for (const scenario of SCENARIOS) {
   const deadline = due + 600_000;
   let final;
   for (;;) {
+    // Every post of this fresh database is the scenario's: no list of ids to send and parse on each poll
+    // (with 10,000 ids the poll was 5 % of PostgreSQL's time in the burst, and its CPU was counted there).
     const { rows } = await sql.query(
       `SELECT count(*) FILTER (WHERE status IN ('published', 'failed'))::int AS final,
               count(*) FILTER (WHERE status = 'published')::int AS published
-       FROM posts WHERE id = ANY($1::uuid[])`,
-      [ids],
+       FROM posts`,
     );
     final = rows[0];
     if (final.final === POSTS) break;
@@ -263,6 +305,7 @@ for (const scenario of SCENARIOS) {
   clearTimeout(dueTimer);
   const afterBurst = await snapshot();
   atDue ??= afterCreate;
+  if (STATEMENTS > 0) await printStatements(sql, STATEMENTS);
   await monitor.end();
   await sql.end();
 

@@ -15,6 +15,31 @@ export function benchDatabaseUrl(name) {
   return url.toString();
 }
 
+/**
+ * The URL the service's processes use for database `name`: through PgBouncer (transaction pooling, the
+ * service's `pgbouncer=true` mode) when `BENCH_PGBOUNCER_URL` names one (`.ci/pgbouncer` prints it), else
+ * `url` itself. The bench's own set-up and monitoring stay on the direct URL.
+ */
+export function appsDatabaseUrl(url) {
+  const base = process.env.BENCH_PGBOUNCER_URL;
+  if (!base) return url;
+  const through = new URL(base);
+  through.pathname = new URL(url).pathname;
+  through.searchParams.set('pgbouncer', 'true');
+  return through.toString();
+}
+
+/** The pid of the PgBouncer in front of the apps (`BENCH_PGBOUNCER_URL`), to count its CPU; else null. */
+export function pgbouncerPid() {
+  if (!process.env.BENCH_PGBOUNCER_URL) return null;
+  const dir = process.env.PGBOUNCER_DIR ?? `${process.env.TMPDIR ?? '/tmp'}/sps-pgbouncer`;
+  try {
+    return Number(readFileSync(`${dir}/pgbouncer.pid`, 'utf8').trim()) || null;
+  } catch {
+    return null;
+  }
+}
+
 /** A freshly migrated database `name` of the bench's own (dropped first if a run left one); its URL. */
 export async function freshDatabase(name) {
   const admin = new pg.Client({ connectionString: benchDatabaseUrl('postgres') });

@@ -70,6 +70,8 @@ async function ownRedis() {
   const url = `redis://127.0.0.1:${port}`;
   for (let tries = 0; ; tries += 1) {
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    // Refused until the server listens: connect() rejects, and without a listener ioredis prints the event.
+    probe.on('error', () => undefined);
     try {
       await probe.connect();
       await probe.ping();
@@ -314,6 +316,12 @@ const serviceProcesses = [
 // Warm-up, not counted: JIT, pools and sockets of every process on the path.
 await pool(WARMUP_POSTS, CONNECTIONS, (i) => call('POST', `/v1/posts/${warmDrafts[i]}/publish`));
 await waitFinal(warmDrafts, 300_000);
+// Statistics, as autovacuum gathers them within a minute on a running deployment: the database is fresh and
+// the run lasts seconds, so without this every statement would be planned for empty tables, and a plan cached
+// then (a seq scan that grows with the table) kept for the whole run (docs/performance.md, round nine).
+// BENCH_PUBLISH_ANALYZE=0 measures that never-analyzed database.
+const ANALYZE = process.env.BENCH_PUBLISH_ANALYZE !== '0';
+if (ANALYZE) await sql.query('ANALYZE');
 const e2eCpuBefore = await cpuNow(serviceProcesses);
 const publishStarted = Date.now();
 await pool(POSTS, CONNECTIONS, (i) => call('POST', `/v1/posts/${drafts[i]}/publish`));
@@ -347,6 +355,7 @@ await pool(WARMUP_POSTS, CONNECTIONS, (i) =>
   call('POST', `/publish/${bareWarmDrafts[i]}`, undefined, bareUrl),
 );
 await waitFinal(bareWarmDrafts, 300_000);
+if (ANALYZE) await sql.query('ANALYZE');
 const floorCpuBefore = await cpuNow(floorProcesses);
 const bareStarted = Date.now();
 await pool(POSTS, CONNECTIONS, (i) => call('POST', `/publish/${bareDrafts[i]}`, undefined, bareUrl));
@@ -440,7 +449,7 @@ console.log(
 );
 
 console.log(
-  `\nCPU ms per post (${WARMUP_POSTS} warm-up posts not counted; ${redisServer ? "the bench's own Redis" : 'shared Redis not counted'})`.padEnd(
+  `\nCPU ms per post (${WARMUP_POSTS} warm-up posts not counted${ANALYZE ? ', ANALYZE after them' : ', never analyzed'}; ${redisServer ? "the bench's own Redis" : 'shared Redis not counted'})`.padEnd(
     53,
   ),
   ...e2eCpu.map(([name]) => name.padStart(10)),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TPlatform } from '@sps/core';
-import type { TRedis } from '@sps/queue';
+import { redisScript, type TRedis } from '@sps/queue';
 import type { TLaneOptions, TLanePlace } from './publish-lanes.js';
 
 /**
@@ -30,6 +30,8 @@ return 1`;
 /** The account lanes in Redis, shared by every slot pool of the process. */
 export function createAccountLanes(redis: TRedis, prefix: string, options: TLaneOptions) {
   const { accountCap, leaseMs } = options;
+  const acquireScript = redisScript(redis, ACQUIRE);
+  const renewScript = redisScript(redis, RENEW);
   const keyOf = (platform: TPlatform, socialAccountId: string) =>
     `${prefix}:lane:${platform}:${socialAccountId}`;
   return {
@@ -38,10 +40,10 @@ export function createAccountLanes(redis: TRedis, prefix: string, options: TLane
       if (accountCap <= 0) return { release: async () => undefined };
       const key = keyOf(platform, socialAccountId);
       const holder = randomUUID();
-      const got = await redis.eval(ACQUIRE, 1, key, accountCap, leaseMs, holder);
+      const got = await acquireScript(key, accountCap, leaseMs, holder);
       if (Number(got) !== 1) return null;
       const renew = setInterval(
-        () => void redis.eval(RENEW, 1, key, leaseMs, holder).catch(() => undefined),
+        () => void renewScript(key, leaseMs, holder).catch(() => undefined),
         Math.max(10, Math.floor(leaseMs / 3)),
       );
       renew.unref();

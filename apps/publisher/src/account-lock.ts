@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TRedis } from '@sps/queue';
+import { redisScript, type TRedis } from '@sps/queue';
 
 // Compare-and-delete: only the holder (its random value) releases the lock.
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
@@ -13,6 +13,7 @@ export function createAccountLock(
   options: { prefix: string; lockMs: number; lockWaitMs: number; workMs: number },
 ) {
   const { prefix, lockMs, lockWaitMs, workMs } = options;
+  const release = redisScript(redis, RELEASE);
   /**
    * Runs `work` while holding the account's lock. `work` gets a signal that aborts `workMs` after the lock
    * was taken, well before the lock (`lockMs`) lapses.
@@ -35,7 +36,7 @@ export function createAccountLock(
       return await work(controller.signal);
     } finally {
       clearTimeout(timer);
-      await redis.eval(RELEASE, 1, key, holder).catch(() => undefined);
+      await release(key, holder).catch(() => undefined);
     }
   };
 }

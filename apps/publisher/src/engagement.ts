@@ -68,7 +68,8 @@ export interface TCollectResult {
  * and stores one snapshot per post: its figures, or the reason it could not be read (shown by the API). A
  * rate limit or outage stops the run with ReadLaterError after storing what was read, so a retry goes on
  * where it stopped; an expired token gets one refresh and one more try, as a publish does. Each call
- * first takes its share of the network's read budget (metrics-budget.ts); a spent budget stops the run
+ * first takes its share of the network's read budget (metrics-budget.ts; on a network-wide budget, within the
+ * tenant's share); a spent budget stops the run
  * with ReadBudgetSpentError, what was read kept.
  */
 export async function collectTargets(
@@ -88,6 +89,8 @@ export async function collectTargets(
   const result = { read: 0, calls: 0 };
   if (targets.length === 0) return result;
   const platform = targets[0]?.platform as TPlatform;
+  // One connected account's posts all belong to its owner: the tenant whose share of a network-wide budget they draw.
+  const tenantId = targets[0]?.accountId ?? '';
   const unreadable = UNREADABLE_METRICS[platform];
   if (unreadable) {
     await repo.record(errorRows(targets, unreadable));
@@ -111,7 +114,7 @@ export async function collectTargets(
   const size = connector.metricsBatchSize;
   const budget = readBudgets.get(ctx);
   const take = async () => {
-    const taken = budget ? await budget.take(platform, socialAccountId) : ({ ok: true } as const);
+    const taken = budget ? await budget.take(platform, socialAccountId, tenantId) : ({ ok: true } as const);
     if (!taken.ok) throw new ReadBudgetSpentError(taken.waitMs);
   };
   for (let i = 0; i < targets.length; i += size) {

@@ -70,7 +70,7 @@ const ZPublisherEnv = ZCommonEnv.extend({
    * A scheduled post started in memory at its due second waits this long, first come first served per
    * network, for a place in its lanes before it is handed to a delayed publish job instead.
    */
-  PUBLISH_LANE_WAIT: ZDuration.default(parseDuration('15s')),
+  PUBLISH_LANE_WAIT: ZDuration.default(parseDuration('60s')),
   /** Per network call. */
   NETWORK_TIMEOUT: ZDuration.default(parseDuration('30s')),
   /** First retry delay of a transient network failure; doubles per attempt, capped at 5 minutes. */
@@ -141,6 +141,11 @@ const ZPublisherEnv = ZCommonEnv.extend({
    * every publisher (metrics-budget.ts); the rest stays for publishing. A read past it waits (delayed job).
    */
   METRICS_READ_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
+  /**
+   * Share of a network-wide read cap (YouTube, TikTok, Bluesky) one tenant may take per window, at least
+   * one read, so one tenant's backlog leaves reads for the others. Per-account caps are unchanged.
+   */
+  METRICS_TENANT_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
   /**
    * Per-network read caps replacing share × documented limit: `network=calls/window[:account|network]`,
    * comma-separated (e.g. `mastodon=100/5m,twitter=300/15m`). Empty: the documented limits.

@@ -1,10 +1,8 @@
-import { FIRST_COMMENT_SEGMENT, FIRST_COMMENT_STYLE, storablePostUrl, type TPlatform } from '@sps/core';
+import { FIRST_COMMENT_SEGMENT, FIRST_COMMENT_STYLE, type TPlatform } from '@sps/core';
 import type { TLoadedPost } from '@sps/db';
 import type { TConnectorAccount, TNetworkFailure, TRemoteRef } from '@sps/networks';
-import { heldByAnotherRun, leaseFromNow, whileClaimed } from './claim-lease.js';
 import type { TPublisherContext } from './context.js';
-import { resolveUnanswered } from './readback.js';
-import { failureAfterRenewal } from './renewal-failure.js';
+import { sendClaimedSegment, type TSegmentSent } from './send-segment.js';
 import type { TNetworkOutcome } from './target-outcomes.js';
 
 type TRef = TRemoteRef & { url: string };
@@ -33,140 +31,83 @@ export async function sendFirstComment(
   const text = post.firstComment;
   const style = FIRST_COMMENT_STYLE[platform];
   if (!text || !style) return null;
-  const { connector, refs, finalAttempt } = send;
-  let credentials = send.credentials;
+  const { refs, finalAttempt } = send;
   const index = FIRST_COMMENT_SEGMENT;
   const existing = loaded.segments.find((s) => s.platform === platform && s.segmentIndex === index);
   if (existing?.status === 'sent') return null;
   const root = refs.get(0) ?? null;
   const parent = (style === 'comment' ? root : refs.get(send.lastIndex)) ?? null;
   if (!parent) return null;
-  const idempotencyKey = `${post.id}-${platform}-first-comment`;
-  const record = (remote: { remoteId: string; url: string; meta?: Record<string, string> }) =>
-    ctx.publishing.markSent(post.id, platform, index, {
-      remoteId: remote.remoteId,
-      remoteUrl: storablePostUrl(remote.url),
-      ...(remote.meta ? { meta: remote.meta } : {}),
-    });
   const fail = async (message: string) => {
     await ctx.publishing.markSegment(post.id, platform, index, 'failed', message);
     return null;
   };
-  const doubt = async (since: Date, lastSentAt: Date, personAsked: boolean, leaseEnd: Date | null) => {
-    const decision = await resolveUnanswered(ctx, {
-      postId: post.id,
-      platform,
-      account: credentials,
-      segmentIndex: index,
+  // Its own refresh after a 401, whatever the segments' sends spent.
+  const session = { connector: send.connector, credentials: send.credentials, renewedAfter401: false };
+  // Leased while the calls run and read back when unanswered, as a segment's (publish-network.ts).
+  const sent = await sendClaimedSegment(ctx, session, {
+    postId: post.id,
+    platform,
+    segmentIndex: index,
+    existing,
+    input: {
       text,
+      media: null,
+      poll: null,
       replyTo: parent,
       root,
-      mediaCount: 0,
-      idempotencyKey,
+      idempotencyKey: `${post.id}-${platform}-first-comment`,
+      sentBefore: existing !== undefined,
       postCreatedAt: post.createdAt,
-      since,
-      lastSentAt,
-      leaseEnd,
-      personAsked,
-      finalAttempt,
-    });
-    switch (decision.do) {
-      case 'record':
-        await record(decision.remote);
-        return { settled: true as const };
-      case 'send':
-        return { settled: false as const };
-      case 'retry':
-        ctx.metrics.publishRetry(platform, 'transient');
-        return {
-          settled: true as const,
-          retry: { retry: true as const, retryAfterMs: decision.retryAfterMs, message: decision.message },
-        };
-      case 'unknown':
-        await ctx.publishing.markSegment(post.id, platform, index, 'unknown', decision.error);
-        return { settled: true as const };
-      default:
-        await fail(`The first comment was not posted: ${decision.error}`);
-        return { settled: true as const };
-    }
-  };
-
-  const held = heldByAnotherRun(existing);
-  if (held !== null) {
-    // Another run is still sending it (see publish-network.ts): back when its lease lapses.
-    const message = `${platform}: first comment being sent by another run`;
-    return { retry: { retry: true, leased: true, retryAfterMs: held, message } };
-  }
-  if (existing && (existing.status === 'sending' || existing.status === 'unknown')) {
-    // Sent before and never answered (a crash, a timeout): ask the network before sending again.
-    const asked = await doubt(
-      existing.createdAt,
-      existing.lastSentAt,
-      existing.status === 'unknown',
-      existing.claimedUntil,
-    );
-    if (asked.settled) return asked.retry ? { retry: asked.retry } : null;
-  }
-  const since = existing?.createdAt ?? new Date();
-  // Claimed over the row as loaded: another run of this job (a stalled job taken again) sends nothing.
-  const claim = { postId: post.id, platform, segmentIndex: index, seenAttempts: existing?.attempts ?? 0 };
-  if (
-    !(await ctx.publishing.markSending(
-      post.id,
-      platform,
-      index,
-      idempotencyKey,
-      claim.seenAttempts,
-      leaseFromNow(ctx),
-    ))
-  ) {
-    return {
-      retry: {
-        retry: true,
-        retryAfterMs: undefined,
-        message: `${platform}: first comment taken by another run`,
-      },
-    };
-  }
-  const input = {
-    text,
-    media: null,
-    poll: null,
-    replyTo: parent,
-    root,
-    idempotencyKey,
-    sentBefore: existing !== undefined,
-    postCreatedAt: post.createdAt,
-  };
-  // Leased while the calls run, as a segment's (publish-network.ts).
-  const outcome = await whileClaimed(
-    ctx,
-    claim,
-    async () => {
-      let first = await connector.publish({ ...input, account: credentials });
-      if (!first.ok && first.failure.kind === 'auth_expired') {
-        const renewed = await ctx.tokens.afterUnauthorized(credentials.id, credentials.token);
-        if (renewed?.ok) {
-          credentials = { ...credentials, token: renewed.token };
-          first = await connector.publish({ ...input, account: credentials });
-        } else first = { ok: false, failure: failureAfterRenewal(first.failure, renewed) };
-      }
-      return first;
     },
-    (o) => !o.ok && (o.pending !== undefined || o.failure.outcomeUnknown === true),
-  );
-  if (outcome.ok) {
-    await record(outcome);
-    return null;
+    finalAttempt,
+  });
+  switch (sent.kind) {
+    case 'held': {
+      // Another run is still sending it: back when its lease lapses.
+      const message = `${platform}: first comment being sent by another run`;
+      return { retry: { retry: true, leased: true, retryAfterMs: sent.retryAfterMs, message } };
+    }
+    case 'taken': {
+      const message = `${platform}: first comment taken by another run`;
+      return { retry: { retry: true, retryAfterMs: undefined, message } };
+    }
+    case 'found':
+    case 'sent':
+      await ctx.publishing.markSent(post.id, platform, index, {
+        remoteId: sent.remote.remoteId,
+        remoteUrl: sent.remote.url,
+        ...(sent.remote.meta ? { meta: sent.remote.meta } : {}),
+      });
+      return null;
+    case 'doubt':
+      return doubted(ctx, post.id, platform, sent.decision, fail);
+    case 'pending':
+      // Never returned without progress (see send-segment.ts).
+      return null;
+    default:
+      return failed(ctx, post.id, platform, sent.failure, finalAttempt, fail);
   }
-  const { failure } = outcome;
-  if (failure.outcomeUnknown) {
-    // From now, when the answer was given up: the request may still land (see publish.processor.ts).
-    const lastSent = failure.duplicate && existing ? existing.lastSentAt : new Date();
-    const asked = await doubt(since, lastSent, false, null);
-    if (asked.settled) return asked.retry ? { retry: asked.retry } : null;
+}
+
+/** A read-back that could not settle the comment: asked again later, left `unknown`, or given up. */
+async function doubted(
+  ctx: TPublisherContext,
+  postId: string,
+  platform: TPlatform,
+  decision: Extract<TSegmentSent, { kind: 'doubt' }>['decision'],
+  fail: (message: string) => Promise<null>,
+): Promise<{ retry: Extract<TNetworkOutcome, { retry: true }> } | null> {
+  switch (decision.do) {
+    case 'retry':
+      ctx.metrics.publishRetry(platform, 'transient');
+      return { retry: { retry: true, retryAfterMs: decision.retryAfterMs, message: decision.message } };
+    case 'unknown':
+      await ctx.publishing.markSegment(postId, platform, FIRST_COMMENT_SEGMENT, 'unknown', decision.error);
+      return null;
+    default:
+      return fail(`The first comment was not posted: ${decision.error}`);
   }
-  return failed(ctx, post.id, platform, failure, finalAttempt, fail);
 }
 
 async function failed(

@@ -89,7 +89,11 @@ const publisher = await createPublisher({
   twitterAllowance: env.TWITTER_MONTHLY_ALLOWANCE,
   engagement: { collectAfterMs: env.METRICS_COLLECT_AFTER },
   metricsConcurrency: env.METRICS_CONCURRENCY,
-  readBudget: { share: env.METRICS_READ_SHARE, overrides: env.METRICS_READ_BUDGET },
+  readBudget: {
+    share: env.METRICS_READ_SHARE,
+    tenantShare: env.METRICS_TENANT_SHARE,
+    overrides: env.METRICS_READ_BUDGET,
+  },
   mediaSweep: { storage, retentionMs: env.MEDIA_RETENTION },
   lanes: {
     networkShare: env.PUBLISH_NETWORK_SHARE,

@@ -1,11 +1,13 @@
 import type { TPlatform } from '@sps/core';
-import type { TRedis } from '@sps/queue';
+import { redisScript, type TRedis } from '@sps/queue';
 
 /**
  * The read budget: metrics reads of a network (and of one account, where the network counts per user) are
  * capped per window to a share of the network's documented rate limit, counted in Redis so every publisher
  * process draws from the same budget. Publishing never draws from it, so what reads leave of the network's
- * limit stays for publishing. One key per command (INCR + PEXPIRE in one script on that key), so it runs
+ * limit stays for publishing. Where the network counts for the whole app (YouTube, TikTok, Bluesky), each
+ * tenant (the owner account) may take only a share of a window, so one tenant's backlog cannot hold every
+ * other tenant's reads for the whole window. One key per command (a script on that key alone), so it runs
  * on a Redis Cluster as on a single Redis.
  */
 
@@ -57,23 +59,49 @@ export const DOCUMENTED_READ_LIMITS: Partial<Record<TPlatform, TReadLimit>> = {
 export interface TReadBudgetConfig {
   /** Share of each documented limit that reads may take (METRICS_READ_SHARE, 0 < share ≤ 1). */
   share: number;
+  /**
+   * Share of a network-wide cap one tenant may take per window while another tenant reads the network too
+   * (METRICS_TENANT_SHARE, 0 < share ≤ 1; at least one read); a tenant alone takes the whole cap. Per-account
+   * caps are already one tenant's.
+   */
+  tenantShare: number;
   /** Per-network limits replacing the documented ones (METRICS_READ_BUDGET); taken whole, no share applied. */
   overrides: Partial<Record<TPlatform, TReadLimit>>;
 }
 
-export const DEFAULT_READ_BUDGET: TReadBudgetConfig = { share: 0.5, overrides: {} };
+export const DEFAULT_READ_BUDGET: TReadBudgetConfig = { share: 0.5, tenantShare: 0.5, overrides: {} };
 
 export type TTake = { ok: true } | { ok: false; waitMs: number };
 
 export interface TReadBudget {
-  /** Takes one read call of `platform` for `accountId`; when spent, how long until the window turns. */
-  take(platform: TPlatform, accountId: string): Promise<TTake>;
+  /**
+   * Takes one read call of `platform` through `socialAccountId`, whose posts belong to `tenantId` (the
+   * owner account); when refused, how long until the window turns.
+   */
+  take(platform: TPlatform, socialAccountId: string, tenantId: string): Promise<TTake>;
 }
 
-// Counts one call in the window's key, which expires with the window.
-const TAKE = `local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+// Counts one call in the window's key unless it holds the cap already (a refusal counts nothing); the key
+// expires with the window. 1: taken, 0: refused.
+const TAKE = `local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n >= tonumber(ARGV[2]) then return 0 end
+if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1`;
+
+// Marks a tenant as reading the network in this window (a set that expires with it); answers how many
+// tenants asked in it, this one included.
+const ASKED = `redis.call('SADD', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return redis.call('SCARD', KEYS[1])`;
+
+// How many tenants other than ARGV[1] asked in the previous window.
+const OTHERS = `local n = redis.call('SCARD', KEYS[1])
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then n = n - 1 end
 return n`;
+
+// Gives back a call whose other key refused; a key gone with its window is not made again (it would not expire).
+const GIVE_BACK = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end
+return 0`;
 
 /** The cap a network's reads get per window, or null where no budget applies. */
 export function readCap(platform: TPlatform, config: TReadBudgetConfig): TReadLimit | null {
@@ -84,20 +112,56 @@ export function readCap(platform: TPlatform, config: TReadBudgetConfig): TReadLi
   return { ...documented, limit: Math.max(1, Math.floor(documented.limit * config.share)) };
 }
 
+/** Reads one tenant may take per window of a network-wide cap: its share, at least one. */
+export function tenantReadCap(cap: TReadLimit, config: TReadBudgetConfig): number {
+  return Math.max(1, Math.floor(cap.limit * config.tenantShare));
+}
+
+// Braces would make a hash tag: each key is used alone, so budgets spread over a cluster's masters.
+const untagged = (part: string) => part.replace(/[{}]/g, '');
+
+/** A window's counter: the network's (`all`), one account's, or one tenant's share of the network's. */
+export function readBudgetKey(prefix: string, platform: TPlatform, scope: string, window: number): string {
+  return `${untagged(prefix)}:metrics-budget:${platform}:${untagged(scope)}:${window}`;
+}
+
 export function createReadBudget(redis: TRedis, prefix: string, config: TReadBudgetConfig): TReadBudget {
-  // No hash tag: each key is used alone, so budgets spread over a cluster's masters.
-  const base = `${prefix.replace(/[{}]/g, '')}:metrics-budget`;
+  // By their hash (EVALSHA), as the lanes' scripts: each key alone, so one key a script.
+  const takeSlot = redisScript(redis, TAKE, 1);
+  const markAsked = redisScript(redis, ASKED, 1);
+  const othersAsked = redisScript(redis, OTHERS, 1);
+  const giveBack = redisScript(redis, GIVE_BACK, 1);
   return {
-    async take(platform, accountId) {
+    async take(platform, socialAccountId, tenantId) {
       const cap = readCap(platform, config);
       if (!cap) return { ok: true };
       const now = Date.now();
       const window = Math.floor(now / cap.windowMs);
-      const scope = cap.per === 'account' ? accountId : 'all';
-      const key = `${base}:${platform}:${scope}:${window}`;
-      const used = Number(await redis.eval(TAKE, 1, key, String(cap.windowMs + 1000)));
-      if (used <= cap.limit) return { ok: true };
-      return { ok: false, waitMs: (window + 1) * cap.windowMs - now };
+      const ttl = String(cap.windowMs + 1000);
+      const slot = async (key: string, limit: number) =>
+        Number(await takeSlot(key, ttl, String(limit))) === 1;
+      const refused = { ok: false, waitMs: (window + 1) * cap.windowMs - now } as const;
+      if (cap.per === 'account') {
+        const taken = await slot(readBudgetKey(prefix, platform, socialAccountId, window), cap.limit);
+        return taken ? { ok: true } : refused;
+      }
+      // The tenant's share first: a tenant past it never touches the shared count. Two keys cannot share a
+      // script on a cluster, so the tenant's call is given back when the network's window is full. The share
+      // applies only while another tenant asked in this window or the last (a refused ask counts, so a
+      // tenant shut out of a full window is seen in the next); a tenant alone reads at the network's cap.
+      const tenantKey = readBudgetKey(prefix, platform, `tenant:${tenantId}`, window);
+      // Read as "the last window" during the next one too.
+      const bothWindows = String(2 * cap.windowMs + 1000);
+      const askedNow = Number(
+        await markAsked(readBudgetKey(prefix, platform, 'tenants', window), bothWindows, tenantId),
+      );
+      const shared =
+        askedNow > 1 ||
+        Number(await othersAsked(readBudgetKey(prefix, platform, 'tenants', window - 1), tenantId)) > 0;
+      if (!(await slot(tenantKey, shared ? tenantReadCap(cap, config) : cap.limit))) return refused;
+      if (await slot(readBudgetKey(prefix, platform, 'all', window), cap.limit)) return { ok: true };
+      await giveBack(tenantKey);
+      return refused;
     },
   };
 }

@@ -1,7 +1,8 @@
 import { countTextParsing, type TPlatform, takeLargestParsed, textParserStats } from '@sps/core';
 import { registerQueueGauge, registerTextParserMetrics } from '@sps/ops';
 import type { TQueues } from '@sps/queue';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { TLaneSnapshot } from './publish-lanes.js';
 
 /** How one network's publish of a post ended. */
 export type TPublishOutcome = 'success' | 'failed' | 'unknown';
@@ -34,7 +35,12 @@ export interface TPublisherMetrics {
   publishRetry(platform: TPlatform, kind: string | null | undefined): void;
   /** One question to a network about a segment whose answer was lost, by what it answered. */
   readback(platform: TPlatform, result: TReadbackResult): void;
+  /** A slot pool's fair lanes, read at scrape time (`worker`: the publish jobs; `prepared`: due posts). */
+  watchLanes?(pool: TLanePool, read: () => TLaneSnapshot): void;
 }
+
+/** The publisher's two slot pools with lanes. */
+export type TLanePool = 'worker' | 'prepared';
 
 export const noopPublisherMetrics: TPublisherMetrics = {
   publishOutcome() {},
@@ -90,6 +96,38 @@ export function createPublisherMetrics(queues: TQueues): TPublisherMetricsRegist
     registers: [registry],
   });
   registerQueueGauge(registry, queues, ['publish', 'schedule', 'queue-slot']);
+  // Lanes are read at scrape time: nothing is counted on the publish path.
+  const lanePools = new Map<TLanePool, () => TLaneSnapshot>();
+  new Gauge({
+    name: 'publish_lane_running',
+    help: 'Publishes holding a place in their network lane, by slot pool (worker: publish jobs; prepared: due posts started in memory) and network',
+    labelNames: ['pool', 'platform'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [pool, read] of lanePools)
+        for (const [platform, count] of Object.entries(read().running))
+          this.set({ pool, platform }, count ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'publish_lane_waiting',
+    help: 'Posts waiting in memory for a network or account place, by slot pool',
+    labelNames: ['pool'] as const,
+    registers: [registry],
+    collect() {
+      for (const [pool, read] of lanePools) this.set({ pool }, read().waiting);
+    },
+  });
+  new Gauge({
+    name: 'publish_lane_network_limit',
+    help: 'Places one network may hold in a slot pool before it borrows idle slots (PUBLISH_NETWORK_SHARE of the pool)',
+    labelNames: ['pool'] as const,
+    registers: [registry],
+    collect() {
+      for (const [pool, read] of lanePools) this.set({ pool }, read().networkLimit);
+    },
+  });
   // Due posts' texts are measured here too (publish checks): their parser work is shown like the API's.
   countTextParsing();
   registerTextParserMetrics(registry, { stats: textParserStats, takeLargest: takeLargestParsed });
@@ -111,6 +149,9 @@ export function createPublisherMetrics(queues: TQueues): TPublisherMetricsRegist
     },
     readback(platform, result) {
       readbacks.inc({ platform, result });
+    },
+    watchLanes(pool, read) {
+      lanePools.set(pool, read);
     },
   };
 }

@@ -18,10 +18,15 @@ export { createAccountLanes, type TAccountLanes } from './account-lanes.js';
  *   score = expiry) renewed while the publish runs; a killed process stops renewing and its places lapse
  *   after `leaseMs`, dropped by the next acquire.
  *
- * A BullMQ job whose lane is full does not wait in its slot: the caller moves it back to delayed (see
- * `retryDelay`) and the slot takes the next job; no attempt is spent. A pool with `waitMs` (the preparing
- * publisher's, whose slots are the lanes themselves) instead queues the post in memory, first come first
- * served per network, until a place frees or `waitMs` passes (then it goes to BullMQ as above).
+ * A BullMQ job whose lane is full does not wait in its slot for long: unless its lane is flowing (places
+ * coming back often enough that one is expected within `retryMs`, see `flowing`), the caller moves it back to
+ * delayed (see `retryDelay`) and the slot takes the next job; no attempt is spent. A flowing lane's job waits
+ * up to `retryMs` in memory: turning it back would cost a re-read, two Redis scripts and a fetch for a place
+ * that frees a few milliseconds later (measured: a single busy network spent more on turning its jobs back
+ * than on publishing them). A slow network's lane is never flowing, so its jobs still leave their slots at
+ * once. A pool with `wait: true` (the preparing publisher's, whose slots are the lanes themselves) instead
+ * queues the post in memory, first come first served per network, until a place frees or `waitMs` passes
+ * (then it goes to BullMQ as above).
  */
 
 export interface TLaneOptions {
@@ -45,8 +50,18 @@ export const DEFAULT_LANES: TLaneOptions = {
   accountCap: 25,
   leaseMs: 30_000,
   retryMs: 200,
-  waitMs: 15_000,
+  waitMs: 60_000,
 };
+
+/** What a slot pool's lanes hold now (the `publish_lane_*` gauges). */
+export interface TLaneSnapshot {
+  /** Places held per network (a network with none may be missing). */
+  running: Partial<Record<TPlatform, number>>;
+  /** Posts waiting for a network or account place (waiting pools only). */
+  waiting: number;
+  /** The network share of the pool, in slots. */
+  networkLimit: number;
+}
 
 /** A place taken in both lanes; `release` gives both back (idempotent). */
 export interface TLanePlace {
@@ -58,11 +73,17 @@ export class LaneFullError extends Error {
   constructor(
     message: string,
     readonly delayMs: number,
+    /** The networks whose lane was full. */
+    readonly platforms: readonly TPlatform[] = [],
   ) {
     super(message);
     this.name = 'LaneFullError';
   }
 }
+
+/** An account lane's key in this pool's maps (its waiters, its returns). */
+const accountKey = (platform: TPlatform, socialAccountId: string | undefined) =>
+  `${platform}:${socialAccountId ?? ''}`;
 
 /** A post waiting in memory for a network's place: `grant(true)` hands it a place already counted. */
 interface TWaiter {
@@ -80,7 +101,18 @@ export function createPublishLanes(
   poolSize: number,
   options: TLaneOptions,
   accounts: TAccountLanes | null,
-  mode: { wait: boolean } = { wait: false },
+  mode: {
+    /**
+     * true: wait up to `waitMs` for a place; 'flowing': up to `retryMs`, only while the lane is flowing;
+     * false: never.
+     */
+    wait: boolean | 'flowing';
+    /**
+     * A place of `platform` was given back by a publish that held it (not by a failed acquire) and no post
+     * waiting here took it.
+     */
+    onFree?: (platform: TPlatform) => void;
+  } = { wait: false },
 ) {
   const networkLimit = Math.max(1, Math.floor(options.networkShare * poolSize));
   const enabled = networkLimit < poolSize;
@@ -119,6 +151,31 @@ export function createPublishLanes(
       }
     }
   };
+  /** When a place of each lane (network, or `network:account`) last came back, and the mean gap between. */
+  const returns = new Map<string, { last: number; gap: number }>();
+  const returned = (key: string) => {
+    const now = performance.now();
+    const seen = returns.get(key);
+    if (!seen) {
+      // Bounded: lanes not seen for a while are dropped with the rest when too many accounts passed by.
+      if (returns.size >= 10_000) returns.clear();
+      returns.set(key, { last: now, gap: Number.POSITIVE_INFINITY });
+      return;
+    }
+    const gap = now - seen.last;
+    seen.gap = Number.isFinite(seen.gap) ? seen.gap * 0.8 + gap * 0.2 : gap;
+    seen.last = now;
+  };
+  /**
+   * Whether a post that would be `ahead + 1`th in line for `key` can expect its place within `retryMs`:
+   * places came back in the last `retryMs` and, at the mean gap between them, often enough.
+   */
+  const flowing = (key: string, ahead: number) => {
+    const seen = returns.get(key);
+    if (!seen) return false;
+    const now = performance.now();
+    return now - seen.last < options.retryMs && (ahead + 1) * seen.gap < options.retryMs;
+  };
   const give = (platform: TPlatform) => {
     running.set(platform, (running.get(platform) ?? 1) - 1);
     total -= 1;
@@ -133,6 +190,7 @@ export function createPublishLanes(
     }
     const left = deadline - Date.now();
     if (!mode.wait || closed || left <= 0) return false;
+    if (mode.wait === 'flowing' && !flowing(platform, queue.length)) return false;
     queues.set(platform, queue);
     setWaiting(1);
     return new Promise<boolean>((resolve) => {
@@ -163,7 +221,7 @@ export function createPublishLanes(
    * waits (up to 10 × `retryMs`), so a tenant's thousand posts on one account do not keep Redis busy.
    */
   const waitAccount = async (platform: TPlatform, socialAccountId: string | undefined, deadline: number) => {
-    const key = `${platform}:${socialAccountId ?? ''}`;
+    const key = accountKey(platform, socialAccountId);
     setWaiting(1);
     try {
       for (let turn = 1; ; turn += 1) {
@@ -198,9 +256,14 @@ export function createPublishLanes(
       async release() {
         if (released) return;
         released = true;
+        const key = accountKey(platform, socialAccountId);
+        returned(platform);
+        returned(key);
         give(platform);
+        // A post waiting here took the place: promoting a turned-back job would only turn it back again.
+        if (hasRoom(platform)) mode.onFree?.(platform);
         await account.release();
-        accountQueues.get(`${platform}:${socialAccountId ?? ''}`)?.[0]?.();
+        accountQueues.get(key)?.[0]?.();
       },
     };
   };
@@ -208,7 +271,8 @@ export function createPublishLanes(
     networkLimit,
     async acquire(platform: TPlatform, socialAccountId: string | undefined): Promise<TLanePlace | null> {
       if (!enabled) return takeAccount(platform, socialAccountId);
-      const deadline = Date.now() + (mode.wait ? options.waitMs : 0);
+      const deadline =
+        Date.now() + (mode.wait === true ? options.waitMs : mode.wait === 'flowing' ? options.retryMs : 0);
       let account: TLanePlace | null = null;
       for (;;) {
         if (!(await networkPlace(platform, deadline))) {
@@ -225,6 +289,8 @@ export function createPublishLanes(
         if (account) return placeOf(platform, socialAccountId, account);
         give(platform);
         if (!mode.wait) return null;
+        const key = accountKey(platform, socialAccountId);
+        if (mode.wait === 'flowing' && !flowing(key, accountQueues.get(key)?.length ?? 0)) return null;
         // The account is full: wait for it without a network place, then queue for one again.
         account = await waitAccount(platform, socialAccountId, deadline);
         if (!account) return null;
@@ -236,6 +302,12 @@ export function createPublishLanes(
     running: (platform: TPlatform) => running.get(platform) ?? 0,
     /** Posts waiting for a place in this pool (network or account). */
     waiting: () => waiting,
+    /** Places held per network and posts waiting, read when /metrics is scraped. */
+    snapshot: (): TLaneSnapshot => ({
+      running: Object.fromEntries(running),
+      waiting,
+      networkLimit,
+    }),
     /** Resolves once at most `roomAt` posts wait here: a producer holds back meanwhile. */
     async room(roomAt: number): Promise<void> {
       while (waiting > roomAt && !closed) await new Promise<void>((go) => roomWaiters.push(go));

@@ -1,20 +1,12 @@
-import {
-  planThreadDelivery,
-  postTexts,
-  storablePostUrl,
-  type TMedia,
-  type TPlatform,
-  type TPostRecord,
-} from '@sps/core';
+import { planThreadDelivery, postTexts, type TMedia, type TPlatform, type TPostRecord } from '@sps/core';
 import type { TLoadedPost } from '@sps/db';
-import type { TNetworkFailure, TPublishInput, TRemoteRef } from '@sps/networks';
-import { heldByAnotherRun, leaseFromNow, whileClaimed } from './claim-lease.js';
+import type { TNetworkFailure, TRemoteRef } from '@sps/networks';
 import type { TPublisherContext } from './context.js';
 import { sendFirstComment } from './first-comment.js';
 import { MAX_FREE_RATE_LIMIT_WAITS } from './publish-errors.js';
 import { networkDone, readyToSend } from './publish-steps.js';
-import { resolveUnanswered, settleDoubt, type TUnanswered } from './readback.js';
-import { failureAfterRenewal } from './renewal-failure.js';
+import { settleDoubt } from './readback.js';
+import { sendClaimedSegment, type TSendSession } from './send-segment.js';
 import { failTarget, type TNetworkOutcome } from './target-outcomes.js';
 
 // One network of one publish attempt (the use case under processPublish): its segments sent in order,
@@ -37,9 +29,11 @@ export async function publishNetwork(
   const { post } = loaded;
   const ready = await readyToSend(ctx, loaded, platform, finalAttempt);
   if ('outcome' in ready) return ready.outcome;
-  const { account, connector } = ready;
-  let { credentials } = ready;
-  let renewedAfter401 = false;
+  const session: TSendSession = {
+    connector: ready.connector,
+    credentials: ready.credentials,
+    renewedAfter401: false,
+  };
   let confirmedByReadback = false;
   const plan = planThreadDelivery(platform, postTexts(post));
   const refs = new Map<number, TRemoteRef & { url: string }>();
@@ -69,167 +63,75 @@ export async function publishNetwork(
       });
       continue;
     }
-    // Saved progress (an upload session, a publish id) means the connector resumes the same remote
-    // work, which cannot create a second copy; without it an interrupted send may have posted.
-    let progress = existing && existing.status !== 'sent' ? existing.meta : null;
-    const idempotencyKey = `${post.id}-${platform}-${item.segmentIndex}`;
     const replyTo = item.replyToSegment === null ? null : (refs.get(item.replyToSegment) ?? null);
     const root = item.rootSegment === null ? null : (refs.get(item.rootSegment) ?? null);
-    const media = segmentMedia(post, item.segmentIndex);
-    const unanswered = (
-      since: Date,
-      lastSentAt: Date,
-      personAsked: boolean,
-      leaseEnd: Date | null,
-    ): TUnanswered => ({
+    const sent = await sendClaimedSegment(ctx, session, {
       postId: post.id,
       platform,
-      account: credentials,
       segmentIndex: item.segmentIndex,
-      text: item.text,
-      replyTo,
-      root,
-      mediaCount: (media?.images.length ?? 0) + (media?.video ? 1 : 0),
-      idempotencyKey,
-      postCreatedAt: post.createdAt,
-      since,
-      lastSentAt,
-      leaseEnd,
-      personAsked,
+      existing,
+      input: {
+        text: item.text,
+        media: segmentMedia(post, item.segmentIndex),
+        poll: item.segmentIndex === 0 ? post.poll : null,
+        replyTo,
+        root,
+        idempotencyKey: `${post.id}-${platform}-${item.segmentIndex}`,
+        sentBefore: existing !== undefined,
+        postCreatedAt: post.createdAt,
+      },
+      // Saved progress (an upload session, a publish id) means the connector resumes the same remote
+      // work, which cannot create a second copy; without it an interrupted send may have posted.
+      progress: { saved: existing && existing.status !== 'sent' ? existing.meta : null },
       finalAttempt,
     });
-    const held = heldByAnotherRun(existing);
-    if (held !== null) {
-      // Another run claimed it and is still sending (its lease is renewed while its call runs): reading the
-      // network back now could find nothing yet. Come back when the lease lapses, without spending an attempt.
-      return {
-        retry: true,
-        leased: true,
-        retryAfterMs: held,
-        message: `${platform}: segment being sent by another run`,
-      };
-    }
-    if (existing && (existing.status === 'sending' || existing.status === 'unknown') && !progress) {
-      // Sent before and never answered (a crash, a timeout, or a person's retry): ask the network first.
-      const decision = await resolveUnanswered(
-        ctx,
-        unanswered(
-          existing.createdAt,
-          existing.lastSentAt,
-          existing.status === 'unknown',
-          existing.claimedUntil,
-        ),
-      );
-      if (decision.do === 'record') {
-        await record(item.segmentIndex, decision.remote);
+    switch (sent.kind) {
+      case 'held':
+        return {
+          retry: true,
+          leased: true,
+          retryAfterMs: sent.retryAfterMs,
+          message: `${platform}: segment being sent by another run`,
+        };
+      case 'taken':
+        return { retry: true, retryAfterMs: undefined, message: `${platform}: segment taken by another run` };
+      case 'found':
+        await record(item.segmentIndex, sent.remote);
         confirmedByReadback = true;
         continue;
-      }
-      if (decision.do !== 'send') return settleDoubt(ctx, post.id, platform, item.segmentIndex, decision);
-    }
-
-    const since = existing?.createdAt ?? new Date();
-    // Claimed over the row as loaded: another run of this job (a stalled job taken again) sends nothing.
-    const claim = {
-      postId: post.id,
-      platform,
-      segmentIndex: item.segmentIndex,
-      seenAttempts: existing?.attempts ?? 0,
-    };
-    if (
-      !(await ctx.publishing.markSending(
-        post.id,
-        platform,
-        item.segmentIndex,
-        idempotencyKey,
-        claim.seenAttempts,
-        leaseFromNow(ctx),
-      ))
-    )
-      return { retry: true, retryAfterMs: undefined, message: `${platform}: segment taken by another run` };
-    const input: Omit<TPublishInput, 'account'> = {
-      text: item.text,
-      media,
-      poll: item.segmentIndex === 0 ? post.poll : null,
-      replyTo,
-      root,
-      idempotencyKey,
-      sentBefore: existing !== undefined,
-      progress: {
-        saved: progress,
-        save: async (state) => {
-          await ctx.publishing.saveProgress(post.id, platform, item.segmentIndex, state);
-          progress = state;
-        },
-      },
-      postCreatedAt: post.createdAt,
-    };
-    // The lease is renewed while the calls run; given back when they leave the row `sending`.
-    const outcome = await whileClaimed(
-      ctx,
-      claim,
-      async () => {
-        let first = await connector.publish({ ...input, account: credentials });
-        if (!first.ok && first.failure.kind === 'auth_expired' && !renewedAfter401) {
-          // A 401 gets one refresh and one retry of the same call before it counts as expired.
-          renewedAfter401 = true;
-          const renewed = await ctx.tokens.afterUnauthorized(account.id, credentials.token);
-          if (renewed?.ok) {
-            credentials = { ...credentials, token: renewed.token };
-            first = await connector.publish({ ...input, account: credentials });
-          } else first = { ok: false, failure: failureAfterRenewal(first.failure, renewed) };
+      case 'doubt':
+        // Not settled yet (asked again on the next attempt before anything is sent), unknown, or expired.
+        return settleDoubt(ctx, post.id, platform, item.segmentIndex, sent.decision);
+      case 'pending':
+        // The network is still processing the media: a wait, which the next call resumes.
+        ctx.metrics.publishRetry(platform, 'processing');
+        return {
+          retry: true,
+          processing: true,
+          retryAfterMs: sent.checkAfterMs,
+          message: `${platform}: processing`,
+        };
+      case 'sent':
+        if (item.segmentIndex === lastIndex && !commentAfter) {
+          // Nothing else runs before the result below, so the mark is written as soon as it would be alone.
+          lastSent = { index: item.segmentIndex, remote: sent.remote };
+          refs.set(item.segmentIndex, sent.remote);
+        } else {
+          await record(item.segmentIndex, sent.remote);
         }
-        return first;
-      },
-      (o) => !o.ok && (o.pending !== undefined || o.failure.outcomeUnknown === true),
-    );
-    if (!outcome.ok && outcome.pending) {
-      // The network is still processing the media: the connector saved where it is and the segment stays
-      // `sending` with that progress, which the next call resumes (never a read-back, never a second send).
-      ctx.metrics.publishRetry(platform, 'processing');
-      return {
-        retry: true,
-        processing: true,
-        retryAfterMs: outcome.pending.checkAfterMs,
-        message: `${platform}: processing`,
-      };
-    }
-    if (outcome.ok) {
-      const { remoteId, url, meta } = outcome;
-      // The network's link is input too: only an https URL is kept (a self-hosted instance could answer anything).
-      const remote = { remoteId, url: storablePostUrl(url), ...(meta ? { meta } : {}) };
-      if (item.segmentIndex === lastIndex && !commentAfter) {
-        // Nothing else runs before the result below, so the mark is written as soon as it would be alone.
-        lastSent = { index: item.segmentIndex, remote };
-        refs.set(item.segmentIndex, remote);
-      } else {
-        await record(item.segmentIndex, remote);
-      }
-      if (outcome.readBack) confirmedByReadback = true;
-      continue;
-    }
-    if (outcome.failure.outcomeUnknown && !progress) {
-      // The request left and no answer came: the network may hold it already (the timeout case), or store
-      // it still (the request given up on may land later), so the settle wait counts from now. A send
-      // refused as a duplicate posted nothing: the settle wait counts from the send before it.
-      const lastSent = outcome.failure.duplicate && existing ? existing.lastSentAt : new Date();
-      const decision = await resolveUnanswered(ctx, unanswered(since, lastSent, false, null));
-      if (decision.do === 'record') {
-        await record(item.segmentIndex, decision.remote);
-        confirmedByReadback = true;
+        if (sent.readBack) confirmedByReadback = true;
         continue;
+      default: {
+        const sends = (existing?.attempts ?? 0) + 1;
+        return handleFailure(ctx, post, platform, item.segmentIndex, sent.failure, finalAttempt, sends);
       }
-      // Not there yet: the job asks again on its next attempt before anything is sent.
-      if (decision.do !== 'send') return settleDoubt(ctx, post.id, platform, item.segmentIndex, decision);
     }
-    const sends = (existing?.attempts ?? 0) + 1;
-    return handleFailure(ctx, post, platform, item.segmentIndex, outcome.failure, finalAttempt, sends);
   }
 
   if (commentAfter && lastIndex !== undefined) {
     const comment = await sendFirstComment(ctx, loaded, platform, {
-      connector,
-      credentials,
+      connector: session.connector,
+      credentials: session.credentials,
       refs,
       lastIndex,
       finalAttempt,

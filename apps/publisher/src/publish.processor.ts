@@ -118,6 +118,7 @@ export async function processPublish(
     throw new LaneFullError(
       `lane full: ${deferred.join(', ')}`,
       Math.max(lanes.retryDelay(Date.now() - job.timestamp), ...waits),
+      deferred,
     );
   }
   const finalized = folded ?? (await ctx.publishing.finalize(post.id, payload.attempt));

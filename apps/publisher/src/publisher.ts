@@ -1,11 +1,19 @@
 import { DEFAULT_TWITTER_ALLOWANCE, type TPlatform, type TTwitterAllowanceByPlan } from '@sps/core';
 import { createMediaRepository, type TDb } from '@sps/db';
 import type { TNetworkConnector } from '@sps/networks';
-import { bullPrefix, JOBS, publishDashboardNotice, type TQueues, type TRedis } from '@sps/queue';
+import {
+  bullPrefix,
+  duplicatePipelined,
+  JOBS,
+  publishDashboardNotice,
+  type TQueues,
+  type TRedis,
+} from '@sps/queue';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { claimLeaseFor } from './claim-lease.js';
 import { createPublisherContext, type TPublisherContext } from './context.js';
+import { createDeferredJobs, type TDeferredJobs } from './deferred-jobs.js';
 import { processDeleteRemote } from './delete-remote.processor.js';
 import { collectionNotices, ReadLaterError, readBudgets } from './engagement.js';
 import { processMetricsCollect, processMetricsRefresh } from './engagement.processor.js';
@@ -65,7 +73,7 @@ export interface TPublisherDeps {
   engagement?: Partial<TEngagementOptions>;
   /** Metrics jobs run at once (METRICS_CONCURRENCY): a lane of their own beside publishing. */
   metricsConcurrency?: number;
-  /** Metrics reads' share of each network's rate limit (METRICS_READ_SHARE, METRICS_READ_BUDGET). */
+  /** Metrics reads' share of each network's rate limit (METRICS_READ_SHARE, METRICS_TENANT_SHARE, METRICS_READ_BUDGET). */
   readBudget?: Partial<TReadBudgetConfig>;
   /** The media library's retention sweep (none: no sweep runs in this process). */
   mediaSweep?: TMediaSweepConfig;
@@ -100,7 +108,9 @@ async function publishJob(
   job: Job,
   token: string | undefined,
   lanes?: TPublishLanes,
+  deferred?: TDeferredJobs,
 ) {
+  deferred?.forget(job.id);
   try {
     return await processPublish(ctx, job, undefined, lanes);
   } catch (error) {
@@ -112,6 +122,8 @@ async function publishJob(
           : null;
     if (delayMs === null || !token) throw error;
     await job.moveToDelayed(Date.now() + delayMs, token);
+    // Promoted when a place of its network frees here, the oldest first; its delay is the fallback.
+    if (error instanceof LaneFullError) deferred?.add(job, error.platforms);
     throw new DelayedError();
   }
 }
@@ -139,13 +151,28 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
   const ctx = base as TPublisherContext;
   const retryBackoff = publishBackoff(deps.backoffBaseMs);
   // Each slot pool (the publish worker's, the prepared posts') gets its network shares; accounts are global.
-  const accountLanes = deps.lanes
-    ? createAccountLanes(deps.connection, bullPrefix(deps.queuePrefix), deps.lanes)
-    : null;
-  const workerLanes = deps.lanes ? createPublishLanes(deps.concurrency, deps.lanes, accountLanes) : undefined;
+  // Their own connection, auto-pipelined: a batch of posts ending together gives its places back in one write.
+  const laneRedis =
+    deps.lanes && deps.lanes.accountCap > 0
+      ? duplicatePipelined(deps.connection, 'sps-publisher-lanes')
+      : null;
+  laneRedis?.on('error', (err: Error) => deps.logger.warn({ err: err.message }, 'redis error (lanes)'));
+  const accountLanes =
+    deps.lanes && laneRedis ? createAccountLanes(laneRedis, bullPrefix(deps.queuePrefix), deps.lanes) : null;
+  const deferred = createDeferredJobs((error) =>
+    deps.logger.debug({ err: error.message }, 'deferred publish job not promoted'),
+  );
+  const workerLanes = deps.lanes
+    ? createPublishLanes(deps.concurrency, deps.lanes, accountLanes, {
+        wait: 'flowing',
+        onFree: (platform) => deferred.wake(platform),
+      })
+    : undefined;
   const preparedLanes = deps.lanes
     ? createPublishLanes(PREPARED_PUBLISH_CONCURRENCY, deps.lanes, accountLanes, { wait: true })
     : undefined;
+  if (workerLanes?.enabled) deps.metrics?.watchLanes?.('worker', workerLanes.snapshot);
+  if (preparedLanes?.enabled) deps.metrics?.watchLanes?.('prepared', preparedLanes.snapshot);
   ctx.prepared = createPreparedPosts(
     base,
     {
@@ -191,7 +218,7 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
     new Worker(
       'publish',
       route({
-        publish: (job, token) => publishJob(ctx, job, token, workerLanes),
+        publish: (job, token) => publishJob(ctx, job, token, workerLanes, deferred),
         'delete-remote': (job) => processDeleteRemote(ctx, job),
       }),
       { ...common, settings: { backoffStrategy: publishBackoff(deps.backoffBaseMs) } },
@@ -295,6 +322,8 @@ export async function createPublisher(deps: TPublisherDeps): Promise<TPublisher>
         );
       }
       await closing;
+      // Last: the jobs that just finished gave their places back through it.
+      await laneRedis?.quit().catch(() => undefined);
     },
   };
 }

@@ -49,7 +49,7 @@ export { createOwnerRepository, type TApiKeyView, type TOwnerRepository } from '
 export { parseDatabaseUrl } from './pgbouncer.js';
 export { toPostRecord, toTargetRecord } from './post-mapper.js';
 export { createPostRepository, type TPostRepository, type TUpdateOutcome } from './post-repository.js';
-export type { TLoadedPost, TPublishAccount, TSegmentRef, TTargetUpdate } from './publish-batches.js';
+export type { TLoadedPost, TPublishAccount, TSegmentRef, TTargetUpdate } from './publish-batch-rows.js';
 export type { TBeginOutcome, TBeginPublish } from './publish-begin.js';
 export type { TAccountVersion, TPreparedAccount, TPrepareLoad } from './publish-prepare.js';
 export { createPublishRepository, type TPublishRepository } from './publish-repository.js';

@@ -11,13 +11,18 @@ export const POST_COLUMNS = `p.id, p.account_id AS "accountId", p.content, p.pla
   p.published_at AS "publishedAt", p.deleted_at AS "deletedAt", p.created_at AS "createdAt",
   p.updated_at AS "updatedAt"`;
 
-/** One post target as JSON, from rows named `t` (the table or a CTE's RETURNING). */
+/**
+ * One post target as JSON, from rows named `t` (the table or a CTE's RETURNING) of post `p`. The first
+ * comment's row is looked up only for a post that has one (a comment is sent only while the post has it):
+ * on tables without statistics yet (a fresh database's first minute) a cached plan read that lookup through
+ * the platform index, every row of the network for every target (docs/performance.md, round nine).
+ */
 const TARGET_JSON = `json_build_object('platform', t.platform, 'status', t.status, 'remotePostId', t.remote_post_id,
   'remoteUrl', t.remote_url, 'error', t.error, 'errorKind', t.error_kind, 'publishedAt', t.published_at,
   'socialAccountId', t.social_account_id, 'createdAt', t.created_at,
-  'firstComment', (SELECT json_build_object('status', c.status, 'remoteId', c.remote_id, 'remoteUrl', c.remote_url,
-    'error', c.error) FROM segment_deliveries c
-    WHERE c.post_id = t.post_id AND c.platform = t.platform AND c.segment_index = ${FIRST_COMMENT_SEGMENT}))`;
+  'firstComment', CASE WHEN p.first_comment IS NOT NULL THEN (SELECT json_build_object('status', c.status,
+    'remoteId', c.remote_id, 'remoteUrl', c.remote_url, 'error', c.error) FROM segment_deliveries c
+    WHERE c.post_id = t.post_id AND c.platform = t.platform AND c.segment_index = ${FIRST_COMMENT_SEGMENT}) END)`;
 
 /**
  * Targets in the order the post lists its networks (then creation order for networks no longer listed),

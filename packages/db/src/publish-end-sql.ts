@@ -4,19 +4,24 @@ import { POST_COLUMNS, targetsFrom } from './post-sql.js';
 // The end of a publish attempt in SQL, for publish-batches: a network's success with the attempt's end in
 // one statement, the finalize of posts whose networks all finished, and their outbox rows.
 
-/** The `post.published` / `post.failed` outbox rows of posts just finalized (in their transaction). */
+/**
+ * The `post.published` / `post.failed` outbox rows of posts just finalized (in their transaction). One
+ * JSON document for all rows: the statement rides inlined with the COMMIT (see inShortTransaction), and
+ * one JSON.stringify and one literal cost less than three arrays written out element by element.
+ */
 export function outcomeEvents(posts: TPostRecord[]) {
   if (posts.length === 0) return null;
+  const rows = posts.map((p) => ({
+    account_id: p.accountId,
+    type: p.status === 'published' ? 'post.published' : 'post.failed',
+    data: { post: presentPostB(p) },
+  }));
   return {
     name: 'finalize_events_many',
     text: `INSERT INTO events (id, account_id, type, data)
            SELECT gen_random_uuid(), e.account_id, e.type, e.data
-           FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS e(account_id, type, data)`,
-    values: [
-      posts.map((p) => p.accountId),
-      posts.map((p) => (p.status === 'published' ? 'post.published' : 'post.failed')),
-      posts.map((p) => JSON.stringify({ post: presentPostB(p) })),
-    ],
+           FROM jsonb_to_recordset($1::jsonb) AS e(account_id uuid, type text, data jsonb)`,
+    values: [JSON.stringify(rows)],
   };
 }
 
@@ -26,11 +31,16 @@ export function outcomeEvents(posts: TPostRecord[]) {
  * (its targets as the statement leaves them) as `resolvePostOutcome` does (any pending or publishing
  * target keeps it publishing, any success publishes it, else it failed); `fin` holds the posts ended, with
  * those targets. `between` adds CTEs that may read `locked`.
+ *
+ * The posts are found by their ids alone (the status compared as text, which no index serves): with a
+ * plain `status = 'publishing'` the planner also read the status index, whose entries for every post that
+ * was publishing since the last vacuum stay there (a status change is never a HOT update), so each call of
+ * a 1,000-post burst read thousands of them.
  */
 const ENDING_CTES = (targets: string, now: string, between = '') => `locked AS (
     SELECT p.id FROM posts p
-    WHERE p.id IN (SELECT u.post_id FROM u WHERE u.attempt IS NOT NULL)
-      AND p.deleted_at IS NULL AND p.status = 'publishing'
+    WHERE p.id = ANY (ARRAY(SELECT u.post_id FROM u WHERE u.attempt IS NOT NULL))
+      AND p.deleted_at IS NULL AND p.status::text = 'publishing'
       AND EXISTS (SELECT 1 FROM u WHERE u.post_id = p.id AND u.attempt = p.publish_attempt)
     ORDER BY p.id
     FOR UPDATE OF p
@@ -78,7 +88,9 @@ export const FINALIZE_SQL = `WITH u AS (SELECT * FROM unnest($1::uuid[], $2::int
 /**
  * A network's success in one statement: the last segment's sent mark, the network's result (only if that
  * mark hit its row), and for callers that ask, the attempt's end (ENDING_CTES) seeing that result. The
- * ended posts come back as rows; `seg_keys` / `tgt_keys` say which marks and results were written.
+ * ended posts come back as rows; `seg_keys` / `tgt_keys` (`post_id/platform`, space-separated, on the first
+ * row only: on every row they made parsing the answer grow with the square of the batch) say which marks
+ * and results were written.
  */
 export const NETWORK_DONE_SQL = `WITH u AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[],
@@ -114,7 +126,8 @@ export const NETWORK_DONE_SQL = `WITH u AS (
     WHERE t.post_id IN (SELECT id FROM locked) AND NOT EXISTS (SELECT 1 FROM tgt x WHERE x.id = t.id)
   ),`,
   )}
-  SELECT f.*, k.seg_keys, k.tgt_keys
-  FROM (SELECT ARRAY(SELECT post_id::text || '/' || platform::text FROM seg) AS seg_keys,
-               ARRAY(SELECT post_id::text || '/' || platform::text FROM tgt) AS tgt_keys) k
+  SELECT f.*, CASE WHEN row_number() OVER () = 1 THEN k.seg_keys END AS seg_keys,
+         CASE WHEN row_number() OVER () = 1 THEN k.tgt_keys END AS tgt_keys
+  FROM (SELECT (SELECT string_agg(post_id::text || '/' || platform::text, ' ') FROM seg) AS seg_keys,
+               (SELECT string_agg(post_id::text || '/' || platform::text, ' ') FROM tgt) AS tgt_keys) k
   LEFT JOIN fin f ON true`;

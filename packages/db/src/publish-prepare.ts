@@ -2,7 +2,7 @@ import type { TPostRecord } from '@sps/core';
 import { batchLoader } from './batch.js';
 import { sqlOf, type TDb } from './client.js';
 import { POST_COLUMNS, POST_TARGETS, postFromSql, type TPostSqlRow } from './post-sql.js';
-import type { TPublishAccount } from './publish-batches.js';
+import type { TPublishAccount } from './publish-batch-rows.js';
 
 /** A connected account as a prepared publish holds it, with the version its credentials had. */
 export interface TPreparedAccount extends TPublishAccount {

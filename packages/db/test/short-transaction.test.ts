@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { createDb, inShortTransaction, sqlOf, type TDb } from '../src/client.js';
 import { inlineStatement } from '../src/sql-inline.js';
 import { createTestDatabase, type TTestDatabase } from '../src/testing.js';
@@ -95,6 +96,12 @@ describe('inShortTransaction', () => {
     const param = await sqlOf(db).query<{ n: number; tail: string }>(text, [-3, 'kept']);
     expect(rows).toEqual(param.rows);
     expect(rows[0]).toEqual({ n: 8, tail: 'kept' });
+  });
+
+  it('writes a string literal exactly as pg.escapeLiteral does', () => {
+    for (const text of ['plain', "it's", 'back\\slash', "a\\'b\\\\", '', 'é 🚀 "q" {b}']) {
+      expect(inlineStatement('SELECT $1::text', [text])).toBe(`SELECT ${pg.escapeLiteral(text)}::text`);
+    }
   });
 
   it('refuses a value it cannot write as a literal instead of writing an empty string', () => {

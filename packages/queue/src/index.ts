@@ -4,6 +4,7 @@ export {
   createRedisFactory,
   deleteKeysMatching,
   duplicateForSubscribe,
+  duplicatePipelined,
   keysMatching,
   masterNodes,
   type TConnectionOptions,
@@ -43,3 +44,4 @@ export {
   type TDeliveryRef,
   type TQueues,
 } from './queues.js';
+export { redisScript } from './redis-script.js';
