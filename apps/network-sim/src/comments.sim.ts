@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import { graphError, graphList, graphTime } from './graph-sim.js';
-import { answerOrHang, type SimState } from './sim-state.js';
+import { answerOrHang, type SimState, type TSimPost } from './sim-state.js';
 
 // Comments under a post that a post's first comment makes on Instagram and YouTube (Facebook and LinkedIn
 // comments are in their own sims). The scope each needs is checked by the scope guard.
@@ -59,11 +59,7 @@ export function registerInstagramCommentsSim(
   // The media's comments, newest first, with Graph paging.
   api.get('/:mediaId/comments', (req, res) => {
     const mediaId = req.params.mediaId ?? '';
-    const comments = sim
-      .postsOf('instagram')
-      .filter((p) => p.replyTo === mediaId && !p.deleted)
-      .reverse();
-    graphList(req, res, comments, (p, fields) => ({
+    graphList(req, res, commentsNewestFirst(sim, 'instagram', mediaId), (p, fields) => ({
       id: p.remoteId,
       ...(fields.has('text') ? { text: p.text } : {}),
       ...(fields.has('timestamp') ? { timestamp: graphTime(p.at) } : {}),
@@ -71,10 +67,56 @@ export function registerInstagramCommentsSim(
   });
 }
 
+/** The live comments on a post, newest first: the order both networks list them in. */
+function commentsNewestFirst(sim: SimState, platform: 'instagram' | 'youtube', parentId: string): TSimPost[] {
+  return sim
+    .postsOf(platform)
+    .filter((p) => p.replyTo === parentId && !p.deleted)
+    .reverse();
+}
+
 function googleError(res: Response, code: number, reason: string, message: string, status: string): void {
   res.status(code).json({
     error: { code, message, errors: [{ message, domain: 'youtube.commentThread', reason }], status },
   });
+}
+
+/** The video a commentThreads call names, or undefined once answered with `videoNotFound` (404). */
+function videoOrNotFound(sim: SimState, res: Response, videoId: string): TSimPost | undefined {
+  const video = sim.getPost('youtube', videoId);
+  if (video && !video.deleted && video.replyTo === null) return video;
+  googleError(
+    res,
+    404,
+    'videoNotFound',
+    'The video identified by the videoId parameter could not be found.',
+    'NOT_FOUND',
+  );
+  return undefined;
+}
+
+/**
+ * A commentThread resource as insert and list answer it; `head` leads the thread's snippet and `comment`
+ * follows `videoId` in the top-level comment's (each answer keeps its own field order).
+ */
+function commentThreadOf(
+  id: string,
+  videoId: string,
+  head: Record<string, unknown>,
+  comment: Record<string, unknown>,
+) {
+  return {
+    kind: 'youtube#commentThread',
+    id,
+    snippet: {
+      ...head,
+      videoId,
+      topLevelComment: { kind: 'youtube#comment', id, snippet: { videoId, ...comment } },
+      canReply: true,
+      totalReplyCount: 0,
+      isPublic: true,
+    },
+  };
 }
 
 /**
@@ -100,17 +142,8 @@ export function registerYoutubeCommentsSim(router: Router, sim: SimState) {
       );
       return;
     }
-    const video = sim.getPost('youtube', videoId);
-    if (!video || video.deleted || video.replyTo !== null) {
-      googleError(
-        res,
-        404,
-        'videoNotFound',
-        'The video identified by the videoId parameter could not be found.',
-        'NOT_FOUND',
-      );
-      return;
-    }
+    const video = videoOrNotFound(sim, res, videoId);
+    if (!video) return;
     if (!text.trim()) {
       googleError(
         res,
@@ -141,22 +174,14 @@ export function registerYoutubeCommentsSim(router: Router, sim: SimState) {
       idempotencyKey: null,
     });
     answerOrHang(res, () =>
-      res.json({
-        kind: 'youtube#commentThread',
-        id,
-        snippet: {
-          channelId: snippet.channelId,
+      res.json(
+        commentThreadOf(
+          id,
           videoId,
-          topLevelComment: {
-            kind: 'youtube#comment',
-            id,
-            snippet: { videoId, textOriginal: text, textDisplay: text },
-          },
-          canReply: true,
-          totalReplyCount: 0,
-          isPublic: true,
-        },
-      }),
+          { channelId: snippet.channelId },
+          { textOriginal: text, textDisplay: text },
+        ),
+      ),
     );
   });
 
@@ -177,26 +202,14 @@ export function registerYoutubeCommentsSim(router: Router, sim: SimState) {
       );
       return;
     }
-    const video = sim.getPost('youtube', videoId);
-    if (!video || video.deleted || video.replyTo !== null) {
-      googleError(
-        res,
-        404,
-        'videoNotFound',
-        'The video identified by the videoId parameter could not be found.',
-        'NOT_FOUND',
-      );
-      return;
-    }
+    const video = videoOrNotFound(sim, res, videoId);
+    if (!video) return;
     const max = Math.min(100, Math.max(1, Number(req.query.maxResults ?? 20) || 20));
     const offset =
       typeof req.query.pageToken === 'string'
         ? Number(Buffer.from(req.query.pageToken, 'base64url').toString()) || 0
         : 0;
-    const threads = sim
-      .postsOf('youtube')
-      .filter((p) => p.replyTo === videoId && !p.deleted)
-      .reverse();
+    const threads = commentsNewestFirst(sim, 'youtube', videoId);
     const page = threads.slice(offset, offset + max);
     const next =
       offset + max < threads.length ? Buffer.from(String(offset + max)).toString('base64url') : null;
@@ -206,28 +219,20 @@ export function registerYoutubeCommentsSim(router: Router, sim: SimState) {
       kind: 'youtube#commentThreadListResponse',
       ...(next ? { nextPageToken: next } : {}),
       pageInfo: { totalResults: threads.length, resultsPerPage: max },
-      items: page.map((p) => ({
-        kind: 'youtube#commentThread',
-        id: p.remoteId,
-        snippet: {
+      items: page.map((p) =>
+        commentThreadOf(
+          p.remoteId,
           videoId,
-          topLevelComment: {
-            kind: 'youtube#comment',
-            id: p.remoteId,
-            snippet: {
-              videoId,
-              textDisplay: p.text,
-              textOriginal: p.text,
-              ...(channel ? { authorChannelId: { value: channel } } : {}),
-              publishedAt: p.at,
-              updatedAt: p.at,
-            },
+          {},
+          {
+            textDisplay: p.text,
+            textOriginal: p.text,
+            ...(channel ? { authorChannelId: { value: channel } } : {}),
+            publishedAt: p.at,
+            updatedAt: p.at,
           },
-          canReply: true,
-          totalReplyCount: 0,
-          isPublic: true,
-        },
-      })),
+        ),
+      ),
     });
   });
 

@@ -96,6 +96,11 @@ export class SimState {
    * such container; tests that serve their media (the media library under PUBLIC_URL) turn it on.
    */
   fetchPulledMedia = false;
+  /**
+   * URL prefixes verified for the simulated TikTok app besides its fixed ones (a deployment verifies the
+   * domain of its PUBLIC_URL in TikTok's developer portal); tests that serve their media add theirs.
+   */
+  readonly tiktokVerifiedPrefixes: string[] = [];
   /** Bounds of one such fetch: the whole download's time, and its size (Instagram's image limit is 8 MiB). */
   pullLimits = { timeoutMs: 10_000, imageMaxBytes: 8 * 1024 * 1024, videoMaxBytes: 300 * 1024 * 1024 };
   /** Bodies (and JSON string fields) larger than this are logged by size only; bench:media lowers it. */
@@ -215,6 +220,7 @@ export class SimState {
     for (const key of Object.keys(this.processingMs) as TPlatform[]) delete this.processingMs[key];
     for (const key of Object.keys(this.videoQuota) as TPlatform[]) delete this.videoQuota[key];
     this.fetchPulledMedia = false;
+    this.tiktokVerifiedPrefixes.length = 0;
   }
 
   /** Whether a video made at `createdAt` has had its configured processing time on `platform`. */

@@ -69,7 +69,9 @@ interface TFile {
   type?: string;
   /**
    * Where it was shared, once completed; the share shows in files.info only from the second check, and not
-   * before the processing time set through `PUT /__sim/processing/slack` has run since the completion.
+   * before the processing time set through `PUT /__sim/processing/slack` has run since the completion. The
+   * message itself is in conversations.history (or .replies) from the completion on, its `files[].id`
+   * naming the file, so a long processing time stands for a share files.info never shows.
    */
   share?: { channel: string; ts: string; checks: number; at: number };
 }

@@ -3,12 +3,14 @@ import { mp4DurationSeconds } from '@sps/core';
 import type { Request, Response, Router } from 'express';
 import { answerOrHang, networkMiddleware, type SimState, type TErrorRenderer } from './sim-state.js';
 import { checkChunkPlan, chunkProblem } from './tiktok-chunks.sim.js';
+import { pullThenPost } from './tiktok-pull.sim.js';
 
 // TikTok Content Posting API (Direct Post) as documented 2026-11-24; pages cited in tiktok.connector.ts.
 
 /**
- * URL prefixes "verified" for the simulated app: PULL_FROM_URL from anywhere else is refused with
- * `url_ownership_unverified`, as TikTok does for a domain the app has not verified.
+ * URL prefixes "verified" for the simulated app (with `SimState.tiktokVerifiedPrefixes`): PULL_FROM_URL
+ * from anywhere else is refused with `url_ownership_unverified`, as TikTok does for a domain the app has
+ * not verified.
  */
 export const TIKTOK_SIM_VERIFIED_PREFIXES = ['https://media.verified.example/'];
 
@@ -78,11 +80,21 @@ interface TPublish {
   photos?: string[];
   status: 'PROCESSING_UPLOAD' | 'PROCESSING_DOWNLOAD' | 'PUBLISH_COMPLETE' | 'FAILED';
   failReason?: string;
+  /** TikTok is still downloading the PULL_FROM_URL media (only when the simulator plays the download). */
+  pulling?: boolean;
   /** Status checks before it completes: the first check after the bytes arrive still says processing. */
   checksLeft: number;
   postId?: string;
   hang: boolean;
 }
+
+const refuseUnverified = (res: Response) =>
+  tiktokError(
+    res,
+    403,
+    'url_ownership_unverified',
+    'Please review our URL ownership verification rules at https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide#pull_from_url',
+  );
 
 const ok = (data: unknown) => ({ data, error: { code: 'ok', message: '', log_id: 'sim-log-id' } });
 
@@ -192,7 +204,8 @@ export function registerTiktokSim(router: Router, sim: SimState): void {
   }
 
   function unverified(url: string): boolean {
-    return !TIKTOK_SIM_VERIFIED_PREFIXES.some((prefix) => url.startsWith(prefix));
+    const prefixes = [...TIKTOK_SIM_VERIFIED_PREFIXES, ...sim.tiktokVerifiedPrefixes];
+    return !prefixes.some((prefix) => url.startsWith(prefix));
   }
 
   function start(req: Request, res: Response, publish: Omit<TPublish, 'hang' | 'checksLeft' | 'token'>) {
@@ -212,23 +225,19 @@ export function registerTiktokSim(router: Router, sim: SimState): void {
     const text = body.post_info?.title ?? '';
     const privacy = body.post_info?.privacy_level ?? '';
     if (source.source === 'PULL_FROM_URL') {
-      if (!source.video_url || unverified(source.video_url)) {
-        return tiktokError(
-          res,
-          403,
-          'url_ownership_unverified',
-          'Please review our URL ownership verification rules at https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide#pull_from_url',
-        );
-      }
+      if (!source.video_url || unverified(source.video_url)) return refuseUnverified(res);
       const publish = start(req, res, { id, text, privacy, status: 'PROCESSING_DOWNLOAD' });
-      sim.addPost({
-        platform: 'tiktok',
-        remoteId: id,
-        text,
-        replyTo: null,
-        media: { video: source.video_url },
-        idempotencyKey: null,
-      });
+      const url = source.video_url;
+      pullThenPost(sim, publish, [url], 'video', (pulled) =>
+        sim.addPost({
+          platform: 'tiktok',
+          remoteId: id,
+          text,
+          replyTo: null,
+          media: { video: url, ...(pulled ? { pulled } : {}) },
+          idempotencyKey: null,
+        }),
+      );
       if (publish.hang) res.locals.hangAfterCreate = true;
       return answerOrHang(res, () => res.json(ok({ publish_id: id })));
     }
@@ -272,14 +281,7 @@ export function registerTiktokSim(router: Router, sim: SimState): void {
     if ((body.post_info?.description ?? '').length > 4000) {
       return tiktokError(res, 400, 'invalid_params', 'description is too long');
     }
-    if (photos.some(unverified)) {
-      return tiktokError(
-        res,
-        403,
-        'url_ownership_unverified',
-        'Please review our URL ownership verification rules at https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide#pull_from_url',
-      );
-    }
+    if (photos.some(unverified)) return refuseUnverified(res);
     const id = `p_pub_url~v2-1.${sim.nextNumericId()}`;
     const text = body.post_info?.description ?? body.post_info?.title ?? '';
     const publish = start(req, res, {
@@ -289,14 +291,16 @@ export function registerTiktokSim(router: Router, sim: SimState): void {
       status: 'PROCESSING_DOWNLOAD',
       photos,
     });
-    sim.addPost({
-      platform: 'tiktok',
-      remoteId: id,
-      text,
-      replyTo: null,
-      media: { photos, mode: body.post_mode },
-      idempotencyKey: null,
-    });
+    pullThenPost(sim, publish, photos, 'image', (pulled) =>
+      sim.addPost({
+        platform: 'tiktok',
+        remoteId: id,
+        text,
+        replyTo: null,
+        media: { photos, mode: body.post_mode, ...(pulled ? { pulled } : {}) },
+        idempotencyKey: null,
+      }),
+    );
     if (publish.hang) res.locals.hangAfterCreate = true;
     answerOrHang(res, () => res.json(ok({ publish_id: id })));
   });
@@ -313,7 +317,7 @@ export function registerTiktokSim(router: Router, sim: SimState): void {
       );
     }
     const uploading = publish.upload && publish.upload.next < publish.upload.count;
-    if (publish.status !== 'FAILED' && !uploading) {
+    if (publish.status !== 'FAILED' && !uploading && !publish.pulling) {
       if (publish.checksLeft > 0) publish.checksLeft -= 1;
       else if (publish.status !== 'PUBLISH_COMPLETE') {
         publish.status = 'PUBLISH_COMPLETE';
