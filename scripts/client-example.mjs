@@ -1,5 +1,6 @@
 // CI (after the build): pack packages/client with `npm pack`, check what the tarball holds, install it into a new
-// project outside the repository, compile that project's example (packages/client/example) with strict tsc
+// project outside the repository, compile that project's example (examples/client, outside packages/: it is a consumer
+// program and reads its settings from the environment) with strict tsc
 // against the tarball's types, and run it against the real API, publisher and network simulator started from
 // this repository's dist/ (as `npm start -- --demo` runs them) on a database and queue prefix of its own.
 //
@@ -59,7 +60,7 @@ async function pack(work) {
 
 async function makeProject(work, tarball) {
   const dir = join(work, 'example');
-  await cp(join(clientDir, 'example'), dir, {
+  await cp(join(root, 'examples/client'), dir, {
     recursive: true,
     filter: (src) => !src.includes('node_modules'),
   });

@@ -46,5 +46,5 @@ describe('a session refresh that cannot run yet', () => {
     expect(simPosts(api, 'bluesky', marker)).toHaveLength(1);
     const account = await api.db.socialAccount.findUnique({ where: { id: socialId } });
     expect(account?.isActive).toBe(true);
-  }, 30_000);
+  }, 90_000);
 });

@@ -130,7 +130,7 @@ describe('Bluesky sessions through the API and the publisher', () => {
     } finally {
       await simControl(api, '/__sim/oauth/lifetimes', { platform: 'bluesky', access_seconds: 7200 });
     }
-  });
+  }, 75_000);
 
   it('an expired refresh JWT falls back to the app password (one more sign-in) and publishes', async () => {
     await simControl(api, '/__sim/oauth/lifetimes', {

@@ -1,23 +1,17 @@
-import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import sharp from 'sharp';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
+import { listenOnLoopback, png, type TListening } from './media-helpers.js';
 
 // The contract's letter (shared/CONTRACT.md: Media library, Idempotent requests) on the points the feature
 // tests leave out: Variant A's shapes and refusals, and an upload's Idempotency-Key compared by content
 // (another file or alt text of the same length is 422) and held while the first request still reads.
 // Black-box: HTTP only, with the default PUBLIC_URL (loopback) as a test suite would.
 
-const png = (width: number, height: number, r = 200) =>
-  sharp({ create: { width, height, channels: 3, background: { r, g: 10, b: 10 } } })
-    .png()
-    .toBuffer();
-
 describe('contract audit: uploads in both variants and their Idempotency-Key', () => {
   let api: TTestApi;
-  let server: Server;
+  let server: TListening;
   let port: number;
   let key: string;
   let otherKey: string;
@@ -28,13 +22,11 @@ describe('contract audit: uploads in both variants and their Idempotency-Key', (
     ({ apiKey: key } = await api.account('pro'));
     ({ apiKey: otherKey } = await api.account('pro'));
     image = await png(32, 16);
-    server = api.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    port = (server.address() as AddressInfo).port;
+    server = await listenOnLoopback(api.app);
+    port = server.port;
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await api.close();
   });
 
@@ -202,6 +194,15 @@ describe('contract audit: uploads in both variants and their Idempotency-Key', (
       });
       // Half the body: the first request holds the key while it waits for the rest.
       await new Promise<void>((resolve) => req.write(body.subarray(0, head.length + 8), () => resolve()));
+      // Until the first request holds its lease (the write's callback fires when the bytes leave, not when the
+      // API has read them): a second request arriving before would claim the key itself and answer 201.
+      for (let i = 0; i < 500; i += 1) {
+        const held = await api.db.idempotencyKey.findFirst({
+          where: { key: { startsWith: 'audit-in-flight' }, lockToken: { not: null } },
+        });
+        if (held) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
       let second: request.Response | undefined;
       for (let i = 0; i < 100; i += 1) {
         second = await request(`http://127.0.0.1:${port}`)

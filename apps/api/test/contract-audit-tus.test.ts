@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { fakeMp4 } from '@sps/core';
-import sharp from 'sharp';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
+import { b64, png, TUS, tusCreate, tusPatch, uploadPathOf } from './media-helpers.js';
 
 // The contract's letter (shared/CONTRACT.md: Media library) on the points the feature tests leave out: tus
 // discovery and headers, creation-with-upload, termination, which posts hold a library item (video,
 // segment, Variant A queue), and serving an item without auth. Black-box: HTTP only, with the default
 // PUBLIC_URL (loopback) as a test suite would.
-
-const TUS = { 'Tus-Resumable': '1.0.0' };
-const png = (width: number, height: number, r = 200) =>
-  sharp({ create: { width, height, channels: 3, background: { r, g: 10, b: 10 } } })
-    .png()
-    .toBuffer();
 
 describe('contract audit: tus, the posts that hold an item, serving an item', () => {
   let api: TTestApi;
@@ -33,8 +27,6 @@ describe('contract audit: tus, the posts that hold an item, serving an item', ()
     request(api.app).post('/v1/media').set(bearer(key)).attach('file', bytes, name);
 
   describe('tus 1.0 at /v1/media/uploads', () => {
-    const b64 = (text: string) => Buffer.from(text).toString('base64');
-
     it('answers OPTIONS with the version, the extensions and the largest size', async () => {
       const res = await request(api.app).options('/v1/media/uploads').set(bearer(key));
       expect([200, 204]).toContain(res.status);
@@ -85,23 +77,14 @@ describe('contract audit: tus, the posts that hold an item, serving an item', ()
     it('creates the item only when the last byte arrives; Media-Id only on the final PATCH', async () => {
       const video = Buffer.concat([Buffer.from(fakeMp4(4, 64)), Buffer.alloc(4096, 7)]);
       const before = (await request(api.app).get('/v1/media').set(bearer(key))).body.total as number;
-      const created = await request(api.app)
-        .post('/v1/media/uploads')
-        .set(bearer(key))
-        .set(TUS)
-        .set('Upload-Length', String(video.length))
-        .set('Upload-Metadata', `filename ${b64('v.mp4')},alt_text ${b64('clip')}`);
+      const created = await tusCreate(api.app, key, video.length).set(
+        'Upload-Metadata',
+        `filename ${b64('v.mp4')},alt_text ${b64('clip')}`,
+      );
       expect(created.status).toBe(201);
       expect(created.headers['tus-resumable']).toBe('1.0.0');
-      const path = new URL(created.headers.location as string).pathname;
-      const patch = (offset: number, bytes: Buffer) =>
-        request(api.app)
-          .patch(path)
-          .set(bearer(key))
-          .set(TUS)
-          .set('Upload-Offset', String(offset))
-          .set('Content-Type', 'application/offset+octet-stream')
-          .send(bytes);
+      const path = uploadPathOf(created);
+      const patch = (offset: number, bytes: Buffer) => tusPatch(api.app, key, path, offset, bytes);
       const part = await patch(0, video.subarray(0, 1000));
       expect(part.status).toBe(204);
       expect(part.headers['upload-offset']).toBe('1000');
@@ -130,12 +113,7 @@ describe('contract audit: tus, the posts that hold an item, serving an item', ()
     });
 
     it('terminates an unfinished upload (204, then 404) and refuses requests without Tus-Resumable', async () => {
-      const created = await request(api.app)
-        .post('/v1/media/uploads')
-        .set(bearer(key))
-        .set(TUS)
-        .set('Upload-Length', '100');
-      const path = new URL(created.headers.location as string).pathname;
+      const path = uploadPathOf(await tusCreate(api.app, key, 100));
       const noVersion = await request(api.app).head(path).set(bearer(key));
       expect(noVersion.status).toBe(412);
       const gone = await request(api.app).delete(path).set(bearer(key)).set(TUS);

@@ -237,5 +237,5 @@ describe('first comment (first_comment / firstComment)', () => {
     expect((after.platform_results as unknown as TResults).instagram?.first_comment?.success).toBe(true);
     expect(simPosts(api, 'instagram', `${m} c2`)).toHaveLength(1);
     expect(simPosts(api, 'instagram', `${m} retried`)).toHaveLength(1);
-  });
+  }, 60_000);
 });

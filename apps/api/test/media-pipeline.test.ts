@@ -102,5 +102,5 @@ describe('oversized images through the pipeline (MEDIA_ALLOW_PRIVATE_URLS=true f
     expect(embed.images[0]?.alt).toBe('static');
     expect(embed.images[0]?.image.mimeType).toBe('image/jpeg');
     expect(embed.images[0]?.image.size).toBeLessThanOrEqual(1_000_000);
-  });
+  }, 75_000);
 });

@@ -10,10 +10,10 @@ import { createB, settleB, simPosts, uniqueMarker } from './pipeline-helpers.js'
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-// Instagram and Threads fetch media from the URL the container names (they receive no bytes from us). With
+// Instagram, Threads and TikTok (photos) fetch media from the URL the post names (they receive no bytes from us). With
 // `sim.fetchPulledMedia` the simulator fetches it as they do, so a media-library item published to them is
 // checked byte for byte: the API serves the library under PUBLIC_URL (/media/…), here a real HTTP listener.
-describe('Instagram and Threads fetch media-library items from the public URL', () => {
+describe('Instagram, Threads and TikTok fetch media-library items from the public URL', () => {
   let api: TTestApi;
   let server: Server;
   let handler: RequestListener = (_req, res) => res.writeHead(503).end();
@@ -119,6 +119,49 @@ describe('Instagram and Threads fetch media-library items from the public URL', 
       expect(posts).toEqual([]);
     },
   );
+
+  // TikTok pulls only photos here (the connector sends videos by FILE_UPLOAD), from a verified domain: a
+  // deployment verifies its PUBLIC_URL's with TikTok, so the simulated app verifies the test's.
+  describe('tiktok', () => {
+    beforeAll(() => {
+      api.sim?.sim.tiktokVerifiedPrefixes.push(`${api.env.publicUrl}/`);
+    });
+
+    it('tiktok: the simulator fetched exactly the uploaded photos from the library URLs', async () => {
+      const account = await api.account('pro');
+      await api.connect(account.accountId, 'tiktok');
+      const photos = [await jpeg(), await jpeg()];
+      const urls = [
+        await upload(account.apiKey, photos[0] as Buffer, 'a.jpg'),
+        await upload(account.apiKey, photos[1] as Buffer, 'b.jpg'),
+      ];
+      const { result, posts } = await publish(
+        'tiktok',
+        { images: urls.map((url) => ({ url })) },
+        account.apiKey,
+      );
+      expect(result).toMatchObject({ success: true });
+      expect((posts[0]?.media as { pulled?: unknown } | undefined)?.pulled).toEqual(
+        photos.map((photo, i) => ({
+          url: urls[i],
+          bytes: photo.length,
+          sha256: sha256(photo),
+          type: 'image/jpeg',
+        })),
+      );
+    });
+
+    it('tiktok: a library photo URL that does not serve fails the post with photo_pull_failed', async () => {
+      const account = await api.account('pro');
+      await api.connect(account.accountId, 'tiktok');
+      const url = await upload(account.apiKey, await jpeg(), 'photo.jpg');
+      const missing = url.replace(/\/media\/[^/]+$/, `/media/${'0'.repeat(40)}.jpg`);
+      const { result, posts } = await publish('tiktok', { images: [{ url: missing }] }, account.apiKey);
+      expect(result).toMatchObject({ success: false });
+      expect(JSON.stringify(result)).toContain('photo_pull_failed');
+      expect(posts).toEqual([]);
+    });
+  });
 });
 
 /** A video the sniffers and MP4 reader accept, its media data random so another file has another hash. */

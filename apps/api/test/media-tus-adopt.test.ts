@@ -1,12 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { fakeMp4 } from '@sps/core';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
-
-const TUS = { 'Tus-Resumable': '1.0.0' };
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+import { MB, paddedMp4, sha256, tusCreate, tusPatch, uploadPathOf } from './media-helpers.js';
 
 // MEDIA_STORAGE=fs: the finished upload is hard-linked from MEDIA_DIR/tus-staging into place, not copied.
 
@@ -22,26 +18,15 @@ describe('tus final PATCH on the fs store', () => {
     await api.close();
   });
 
-  const patch = (path: string, offset: number, body: Buffer) =>
-    request(api.app)
-      .patch(path)
-      .set(bearer(key))
-      .set(TUS)
-      .set('Upload-Offset', String(offset))
-      .set('Content-Type', 'application/offset+octet-stream')
-      .send(body);
+  const patch = (path: string, offset: number, body: Buffer) => tusPatch(api.app, key, path, offset, body);
 
   it('moves the staged file into the store (same inode, staging name gone) and serves its bytes', async () => {
-    const video = Buffer.concat([Buffer.from(fakeMp4(9, 64)), randomBytes(2 * 1024 * 1024 + 123)]);
-    const created = await request(api.app)
-      .post('/v1/media/uploads')
-      .set(bearer(key))
-      .set(TUS)
-      .set('Upload-Length', String(video.length));
+    const video = paddedMp4(9, 2 * MB + 123);
+    const created = await tusCreate(api.app, key, video.length);
     expect(created.status).toBe(201);
-    const path = new URL(created.headers.location as string).pathname;
+    const path = uploadPathOf(created);
     const uploadId = path.split('/').pop()!;
-    const half = 1024 * 1024;
+    const half = MB;
     expect((await patch(path, 0, video.subarray(0, half))).status).toBe(204);
     const stagedPath = api.storage.localPath!(`tus-staging/${uploadId}`);
     const staged = await stat(stagedPath);
@@ -74,12 +59,7 @@ describe('tus final PATCH on the fs store', () => {
 
   it('refuses a staged file that is no media (415): no item, staging removed', async () => {
     const text = Buffer.from('plain text, linked into place, read back by its head, then refused');
-    const created = await request(api.app)
-      .post('/v1/media/uploads')
-      .set(bearer(key))
-      .set(TUS)
-      .set('Upload-Length', String(text.length));
-    const path = new URL(created.headers.location as string).pathname;
+    const path = uploadPathOf(await tusCreate(api.app, key, text.length));
     const before = await api.db.media.count();
     const done = await patch(path, 0, text);
     expect(done.status).toBe(415);

@@ -1,17 +1,24 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { fakeMp4 } from '@sps/core';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createApi } from '../src/app.js';
-import { createLogger } from '../src/logger.js';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
-
-const TUS = { 'Tus-Resumable': '1.0.0' };
-const MB = 1024 * 1024;
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+import {
+  tusCreate as create,
+  tusHead as head,
+  keepBytes,
+  listenOnLoopback,
+  MB,
+  paddedMp4,
+  partialPatch,
+  tusPatch as patch,
+  uploadPathOf as pathOf,
+  secondInstance,
+  sha256,
+  type TListening,
+  TUS,
+  tusLockHeld,
+} from './media-helpers.js';
 
 // Two API instances (two apps on the same PostgreSQL, Redis and media store, as behind a load balancer):
 // one upload's requests may reach either, its lock is in Redis and its quota is reserved at creation.
@@ -19,48 +26,22 @@ describe('tus uploads across two API instances', () => {
   let api: TTestApi;
   let a: Express;
   let b: Express;
-  let serverA: Server;
-  let portA: number;
+  let serverA: TListening;
 
   beforeAll(async () => {
     api = await startTestApi();
     a = api.app;
-    b = createApi({
-      env: api.env,
-      db: api.db,
-      redis: api.redis,
-      queues: api.queues,
-      logger: createLogger('silent', 'api-test-b'),
-    }).app;
-    serverA = a.listen(0, '127.0.0.1');
-    await new Promise((resolve) => serverA.once('listening', resolve));
-    portA = (serverA.address() as AddressInfo).port;
+    b = secondInstance(api);
+    serverA = await listenOnLoopback(a);
   });
   afterAll(async () => {
-    serverA.closeAllConnections();
-    await new Promise((resolve) => serverA.close(resolve));
+    await serverA.close();
     await api.close();
   });
 
-  const create = (app: Express, key: string, length: number) =>
-    request(app).post('/v1/media/uploads').set(bearer(key)).set(TUS).set('Upload-Length', String(length));
-  const patch = (app: Express, key: string, path: string, offset: number, bytes: Buffer) =>
-    request(app)
-      .patch(path)
-      .set(bearer(key))
-      .set(TUS)
-      .set('Upload-Offset', String(offset))
-      .set('Content-Type', 'application/offset+octet-stream')
-      .send(bytes);
-  const head = async (app: Express, key: string, path: string) => {
-    const res = await request(app).head(path).set(bearer(key)).set(TUS);
-    return { status: res.status, offset: Number(res.headers['upload-offset']) };
-  };
-  const pathOf = (res: request.Response) => new URL(res.headers.location as string).pathname;
-
   it('creates on one, PATCHes half on the other, resumes with HEAD on the first: one item, same sha256', async () => {
     const { apiKey: key } = await api.account('pro');
-    const video = Buffer.concat([Buffer.from(fakeMp4(5, 64)), randomBytes(2 * MB)]);
+    const video = paddedMp4(5, 2 * MB);
     const half = Math.floor(video.length / 2);
     const created = await create(a, key, video.length);
     expect(created.status).toBe(201);
@@ -81,37 +62,19 @@ describe('tus uploads across two API instances', () => {
 
   it('a HEAD on the other instance makes the instance holding a stalled PATCH let go (lock in Redis)', async () => {
     const { apiKey: key } = await api.account('pro');
-    const video = Buffer.concat([Buffer.from(fakeMp4(5, 64)), randomBytes(2 * MB)]);
+    const video = paddedMp4(5, 2 * MB);
     const path = pathOf(await create(a, key, video.length));
     // A PATCH to instance A that sends 1 MB and then stalls with its connection open (a half-open client).
-    const stalled = new Promise<void>((resolve) => {
-      const req = httpRequest({
-        host: '127.0.0.1',
-        port: portA,
-        path,
-        method: 'PATCH',
-        headers: {
-          ...TUS,
-          authorization: `Bearer ${key}`,
-          'Upload-Offset': '0',
-          'Content-Type': 'application/offset+octet-stream',
-          'Content-Length': String(video.length),
-        },
-      });
-      req.on('response', (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', () => resolve());
-      req.on('close', () => resolve());
-      req.write(video.subarray(0, MB));
+    const stalled = partialPatch({
+      port: serverA.port,
+      key,
+      path,
+      offset: 0,
+      length: video.length,
+      sent: video.subarray(0, MB),
     });
     // Wait until A holds the upload's lock (its key is in the shared Redis).
-    const lockKey = `${api.env.QUEUE_PREFIX}:tus:lock:${path.split('/').pop()}`;
-    for (let i = 0; i < 500 && (await api.redis.get(lockKey)) === null; i += 1) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(await api.redis.get(lockKey)).not.toBeNull();
+    expect(await tusLockHeld(api, path.split('/').pop() as string)).not.toBeNull();
 
     // B's HEAD waits for the lock, which A gives up by ending its stalled request: with one in-memory lock
     // per instance the HEAD would not wait and the stalled request would never end (this test would time out).
@@ -132,16 +95,7 @@ describe('tus uploads across two API instances', () => {
   it('reserves the declared length: of two large uploads created together on both instances, one is refused', async () => {
     const { apiKey: key, accountId } = await api.account('free');
     // 1,300 MB kept of the 2,048 MB quota: 748 MB left, room for one 500 MB upload, not two.
-    await api.db.media.create({
-      data: {
-        accountId,
-        storageKey: 'media/00/placeholder',
-        type: 'video',
-        mimeType: 'video/mp4',
-        sizeBytes: BigInt(1300 * MB),
-        etag: '"x"',
-      },
-    });
+    await keepBytes(api, accountId, 1300 * MB);
     const [first, second] = await Promise.all([create(a, key, 500 * MB), create(b, key, 500 * MB)]);
     expect([first.status, second.status].sort()).toEqual([201, 413]);
     const refused = first.status === 413 ? first : second;

@@ -1,30 +1,33 @@
-import { randomBytes } from 'node:crypto';
-import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { fakeMp4 } from '@sps/core';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
-
-const TUS = { 'Tus-Resumable': '1.0.0' };
-const b64 = (text: string) => Buffer.from(text).toString('base64');
+import {
+  b64,
+  keepBytes,
+  listenOnLoopback,
+  MB,
+  paddedMp4,
+  partialPatch,
+  type TListening,
+  TUS,
+  tusCreate,
+  tusHead,
+  tusPatch,
+  uploadPathOf,
+} from './media-helpers.js';
 
 describe('tus 1.0 resumable uploads (/v1/media/uploads)', () => {
   let api: TTestApi;
-  let server: Server;
-  let port: number;
+  let server: TListening;
   let key: string;
 
   beforeAll(async () => {
     api = await startTestApi();
     ({ apiKey: key } = await api.account('pro'));
-    server = api.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    port = (server.address() as AddressInfo).port;
+    server = await listenOnLoopback(api.app);
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await api.close();
   });
 
@@ -32,51 +35,29 @@ describe('tus 1.0 resumable uploads (/v1/media/uploads)', () => {
     length: number,
     apiKey = key,
     metadata = `filename ${b64('clip.mp4')},alt_text ${b64('a clip')}`,
-  ) =>
-    request(api.app)
-      .post('/v1/media/uploads')
-      .set(bearer(apiKey))
-      .set(TUS)
-      .set('Upload-Length', String(length))
-      .set('Upload-Metadata', metadata);
-  const pathOf = (location: string) => new URL(location).pathname;
-  const offsetOf = async (path: string, apiKey = key) => {
-    const head = await request(api.app).head(path).set(bearer(apiKey)).set(TUS);
-    return { status: head.status, offset: Number(head.headers['upload-offset']) };
-  };
+  ) => tusCreate(api.app, apiKey, length).set('Upload-Metadata', metadata);
+  const offsetOf = (path: string, apiKey = key) => tusHead(api.app, apiKey, path);
 
   /** Sends `bytes` as a PATCH body over a real socket and cuts the connection after `cutAfter` bytes. */
   const patchThenDrop = (path: string, bytes: Buffer, cutAfter: number) =>
-    new Promise<void>((resolve) => {
-      const req = httpRequest({
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'PATCH',
-        headers: {
-          ...TUS,
-          authorization: `Bearer ${key}`,
-          'Upload-Offset': '0',
-          'Content-Type': 'application/offset+octet-stream',
-          'Content-Length': String(bytes.length),
-        },
-      });
-      req.on('error', () => resolve());
-      req.on('close', () => resolve());
-      req.write(bytes.subarray(0, cutAfter), () => {
-        // Give the server the first part, then drop the connection as a failing network would.
-        setImmediate(() => req.destroy());
-      });
+    partialPatch({
+      port: server.port,
+      key,
+      path,
+      offset: 0,
+      length: bytes.length,
+      sent: bytes.subarray(0, cutAfter),
+      drop: true,
     });
 
   it('resumes after a dropped connection and creates the item on the last byte (Media-Id)', async () => {
-    const video = Buffer.concat([Buffer.from(fakeMp4(7, 64)), randomBytes(3 * 1024 * 1024)]);
+    const video = paddedMp4(7, 3 * MB);
     const created = await create(video.length);
     expect(created.status).toBe(201);
-    const path = pathOf(created.headers.location as string);
+    const path = uploadPathOf(created);
     expect(path).toMatch(/^\/v1\/media\/uploads\/[0-9a-f]{64}$/);
 
-    await patchThenDrop(path, video, 1024 * 1024);
+    await patchThenDrop(path, video, MB);
     // The server keeps what arrived before the drop; ask until its write of that part has settled.
     let offset = -1;
     for (let i = 0; i < 200; i += 1) {
@@ -88,13 +69,7 @@ describe('tus 1.0 resumable uploads (/v1/media/uploads)', () => {
     expect(offset).toBeGreaterThan(0);
     expect(offset).toBeLessThan(video.length);
 
-    const rest = await request(api.app)
-      .patch(path)
-      .set(bearer(key))
-      .set(TUS)
-      .set('Upload-Offset', String(offset))
-      .set('Content-Type', 'application/offset+octet-stream')
-      .send(video.subarray(offset));
+    const rest = await tusPatch(api.app, key, path, offset, video.subarray(offset));
     expect(rest.status).toBe(204);
     const mediaId = rest.headers['media-id'] as string;
     expect(mediaId).toMatch(/^[0-9a-f-]{36}$/);
@@ -116,15 +91,9 @@ describe('tus 1.0 resumable uploads (/v1/media/uploads)', () => {
   it('is the owner’s only: another account gets 404 on HEAD, PATCH and DELETE', async () => {
     const { apiKey: other } = await api.account('pro');
     const created = await create(100);
-    const path = pathOf(created.headers.location as string);
+    const path = uploadPathOf(created);
     expect((await offsetOf(path, other)).status).toBe(404);
-    const patch = await request(api.app)
-      .patch(path)
-      .set(bearer(other))
-      .set(TUS)
-      .set('Upload-Offset', '0')
-      .set('Content-Type', 'application/offset+octet-stream')
-      .send(Buffer.alloc(10));
+    const patch = await tusPatch(api.app, other, path, 0, Buffer.alloc(10));
     expect(patch.status).toBe(404);
     expect((await request(api.app).delete(path).set(bearer(other)).set(TUS)).status).toBe(404);
     expect((await request(api.app).delete(path).set(bearer(key)).set(TUS)).status).toBe(204);
@@ -139,16 +108,7 @@ describe('tus 1.0 resumable uploads (/v1/media/uploads)', () => {
     expect(tooBig.status).toBe(413);
     // Quota: a free account that already keeps 1.9 GB of its 2 GB may not start a 200 MB upload.
     const { apiKey: nearlyFull, accountId } = await api.account('free');
-    await api.db.media.create({
-      data: {
-        accountId,
-        storageKey: 'media/00/placeholder',
-        type: 'video',
-        mimeType: 'video/mp4',
-        sizeBytes: BigInt(1900 * 1024 ** 2),
-        etag: '"x"',
-      },
-    });
+    await keepBytes(api, accountId, 1900 * MB);
     const overQuota = await create(200 * 1024 * 1024, nearlyFull);
     expect(overQuota.status).toBe(413);
     expect(JSON.parse(overQuota.text)).toMatchObject({ code: 'payload_too_large' });
@@ -161,13 +121,7 @@ describe('tus 1.0 resumable uploads (/v1/media/uploads)', () => {
 
     const text = Buffer.from('this is a text file, not a picture or a video at all');
     const created = await create(text.length);
-    const done = await request(api.app)
-      .patch(pathOf(created.headers.location as string))
-      .set(bearer(key))
-      .set(TUS)
-      .set('Upload-Offset', '0')
-      .set('Content-Type', 'application/offset+octet-stream')
-      .send(text);
+    const done = await tusPatch(api.app, key, uploadPathOf(created), 0, text);
     expect(done.status).toBe(415);
     expect(JSON.parse(done.text)).toMatchObject({
       code: 'unsupported_media_type',

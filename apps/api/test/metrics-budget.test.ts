@@ -118,7 +118,7 @@ describe('the metrics read budget', () => {
     const jobs = await api.queues.metrics.getJobs(['completed', 'failed']);
     expect(jobs.filter((j) => j.failedReason || j.attemptsMade > 1)).toEqual([]);
     expect((await api.queues.metrics.getJobCounts('failed')).failed).toBe(0);
-  });
+  }, 90_000);
 
   it('a collection over more posts than the budget is read over several windows by one job, none failed', async () => {
     const { apiKey, accountId } = await api.account('pro');
@@ -154,5 +154,5 @@ describe('the metrics read budget', () => {
     expect(jobs).toHaveLength(1);
     expect(await jobs[0]?.getState()).toBe('completed');
     expect(jobs.filter((j) => j.failedReason || j.attemptsMade > 1)).toEqual([]);
-  });
+  }, 75_000);
 });

@@ -156,7 +156,7 @@ describe('dashboard live updates and narrow layout', () => {
     // Chromium reports the refused stream on the console; nothing else may be there.
     expect(rig.takePageErrors().filter((e) => !/EventSource/.test(e))).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 
   it('is usable at 390 px wide: no sideways scrolling, every post action on screen', async () => {
     const created = await request(api.app)

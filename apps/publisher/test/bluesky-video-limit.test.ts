@@ -81,5 +81,5 @@ describe('a Bluesky video over the daily limit', () => {
       $type: 'app.bsky.embed.video',
       aspectRatio: { width: 1280, height: 720 },
     });
-  });
+  }, 75_000);
 });

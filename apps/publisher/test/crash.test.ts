@@ -164,10 +164,12 @@ describe('publisher process crash and shutdown', () => {
     const inFlight = cutOff.length;
 
     const second = start();
+    // Generous: alone this takes 10-15 s, but under a full parallel suite on two cores it once passed 45 s.
+    // The test is about what ends published and sent once, not how fast.
     await waitUntil(
       'every post to be final after the restart',
       async () => (await finalCount(api, ids)) === total,
-      45_000,
+      100_000,
       100,
     );
     running = second;
@@ -216,7 +218,7 @@ describe('publisher process crash and shutdown', () => {
     expect(
       targets.filter((t) => !UNREADABLE.has(t.platform as TPlatform) && t.status !== 'succeeded'),
     ).toEqual([]);
-  }, 90_000);
+  }, 150_000);
 
   it('SIGTERM mid-batch: exits 0 after finishing active jobs; a restart finishes the rest with no duplicates', async () => {
     const total = 30;
@@ -264,5 +266,5 @@ describe('publisher process crash and shutdown', () => {
     console.log(
       `crash test (SIGTERM): exited 0 in ${tookMs} ms with ${doneAtStop}/${total} posts final; the restart published the rest, 0 duplicates`,
     );
-  }, 90_000);
+  }, 130_000);
 });

@@ -50,6 +50,13 @@ describe('publisher env: metrics collection', () => {
     expect(() => loadEnv({ METRICS_READ_SHARE: '0' })).toThrow(/METRICS_READ_SHARE/);
   });
 
+  it('one tenant takes half of a network-wide read cap by default (METRICS_TENANT_SHARE)', () => {
+    expect(loadEnv({}).METRICS_TENANT_SHARE).toBe(0.5);
+    expect(loadEnv({ METRICS_TENANT_SHARE: '1' }).METRICS_TENANT_SHARE).toBe(1);
+    expect(() => loadEnv({ METRICS_TENANT_SHARE: '0' })).toThrow(/METRICS_TENANT_SHARE/);
+    expect(() => loadEnv({ METRICS_TENANT_SHARE: '1.5' })).toThrow(/METRICS_TENANT_SHARE/);
+  });
+
   it('sorts and deduplicates the durations', () => {
     expect(loadEnv({ METRICS_COLLECT_AFTER: '6h, 1h,1h' }).METRICS_COLLECT_AFTER).toEqual([
       3_600_000, 21_600_000,
@@ -70,7 +77,7 @@ describe('publisher env: fair lanes', () => {
     expect(env.PUBLISH_ACCOUNT_CONCURRENCY).toBe(25);
     expect(env.PUBLISH_LANE_LEASE).toBe(30_000);
     expect(env.PUBLISH_LANE_RETRY).toBe(200);
-    expect(env.PUBLISH_LANE_WAIT).toBe(15_000);
+    expect(env.PUBLISH_LANE_WAIT).toBe(60_000);
   });
 
   it('refuses a share outside (0, 1] and a negative cap, naming the variable', () => {

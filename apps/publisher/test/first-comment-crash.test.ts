@@ -47,8 +47,8 @@ describe('publisher killed between the post and its first comment', () => {
     await api.close();
   });
 
-  const start = () => {
-    const p = startPublisherProcess(api, sim);
+  const start = (extra: Record<string, string> = {}) => {
+    const p = startPublisherProcess(api, sim, extra);
     processes.push(p);
     return p;
   };
@@ -70,7 +70,11 @@ describe('publisher killed between the post and its first comment', () => {
       sim.sim.addFault({ platform, kind: 'slow', delayMs: 1, remaining: 1, pathIncludes: path });
       sim.sim.addFault({ platform, kind: 'hang_after_create', remaining: 1, pathIncludes: path });
     }
-    const first = start();
+    // A held comment stays `sending` for one network timeout, then is read back and recorded. All eight must
+    // be `sending` at once when the process is killed, so the first process waits 10 s (a loaded CI box
+    // spread the eight comments over more than the 2 s the harness uses); its claims then lapse 20 s after
+    // their last renewal, which the restarted process waits out before it reads the network back.
+    const first = start({ NETWORK_TIMEOUT: '10s' });
     const text = `kill-comment-${Math.random().toString(36).slice(2, 8)}`;
     const bodies = [
       { platforms: REPLIES },
@@ -99,19 +103,27 @@ describe('publisher killed between the post and its first comment', () => {
         where: { postId: { in: ids }, segmentIndex: FIRST_COMMENT_SEGMENT },
       });
 
+    // What the wait saw last, so a timeout says which network was missing or already resolved.
+    let seen = '';
     await waitUntil(
       'each first comment to be created while its answer is held',
       async () => {
         const rows = await commentRows();
+        seen = NETWORKS.map(
+          (p) =>
+            `${p}: row ${rows.find((r) => r.platform === p)?.status ?? 'none'}, ${commentsOn(p, text).length} comment(s)`,
+        ).join('; ');
         return (
           rows.length === NETWORKS.length &&
           rows.every((r) => r.status === 'sending') &&
           NETWORKS.every((p) => commentsOn(p, text).length === 1)
         );
       },
-      30_000,
+      60_000,
       20,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message} (last seen: ${seen})`);
+    });
     first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
     for (const id of ids) expect(await statusOf(id)).toBe('publishing');
@@ -120,7 +132,7 @@ describe('publisher killed between the post and its first comment', () => {
     await waitUntil(
       'the posts to be published after the restart',
       async () => (await Promise.all(ids.map(statusOf))).every((s) => s === 'published'),
-      45_000,
+      90_000,
       100,
     );
     const results: Record<string, { first_comment?: unknown }> = {};
@@ -144,5 +156,5 @@ describe('publisher killed between the post and its first comment', () => {
         post_url: expect.any(String),
       });
     }
-  });
+  }, 240_000);
 });

@@ -96,6 +96,56 @@ describe('lanes: the account lease in Redis', () => {
   });
 });
 
+describe('lanes: a flowing lane (the worker’s pool)', () => {
+  // 4 slots, half each: two places per network. A generous retry bound, so "recent" holds on a busy box.
+  const flowingLanes = (retryMs: number, onFree?: (platform: TPlatform) => void) =>
+    createPublishLanes(4, { ...LANES, accountCap: 0, retryMs }, null, {
+      wait: 'flowing',
+      ...(onFree ? { onFree } : {}),
+    });
+
+  it('turns a job away at once while its lane has not been giving places back', async () => {
+    const lanes = flowingLanes(5_000);
+    const held = [await lanes.acquire('twitter', undefined), await lanes.acquire('twitter', undefined)];
+    expect(held.every((p) => p !== null)).toBe(true);
+    expect(await lanes.acquire('twitter', undefined)).toBeNull();
+    expect(lanes.waiting()).toBe(0);
+    await Promise.all(held.map((p) => p?.release()));
+  });
+
+  it('a job of a lane giving places back waits for the next one; that place promotes no turned-back job', async () => {
+    const freed: TPlatform[] = [];
+    const lanes = flowingLanes(5_000, (platform) => freed.push(platform));
+    // Two returns give the lane a gap between them.
+    for (let i = 0; i < 2; i += 1) await (await lanes.acquire('twitter', undefined))?.release();
+    expect(freed).toEqual(['twitter', 'twitter']);
+    const held = [await lanes.acquire('twitter', undefined), await lanes.acquire('twitter', undefined)];
+    const waiter = lanes.acquire('twitter', undefined);
+    await Promise.resolve();
+    expect(lanes.waiting()).toBe(1);
+    await held[0]?.release();
+    const place = await waiter;
+    expect(place).not.toBeNull();
+    expect(lanes.running('twitter')).toBe(2);
+    expect(freed).toEqual(['twitter', 'twitter']);
+    await Promise.all([held[1]?.release(), place?.release()]);
+    expect(freed).toEqual(['twitter', 'twitter', 'twitter', 'twitter']);
+  });
+
+  it('a waiting job gives up after the retry bound when no place comes back', async () => {
+    const lanes = flowingLanes(1_000);
+    for (let i = 0; i < 2; i += 1) await (await lanes.acquire('twitter', undefined))?.release();
+    const held = [await lanes.acquire('twitter', undefined), await lanes.acquire('twitter', undefined)];
+    const waiter = lanes.acquire('twitter', undefined);
+    await Promise.resolve();
+    expect(lanes.waiting()).toBe(1);
+    expect(await waiter).toBeNull();
+    expect(lanes.waiting()).toBe(0);
+    expect(lanes.running('twitter')).toBe(2);
+    await Promise.all(held.map((p) => p?.release()));
+  });
+});
+
 describe('lanes: waiting in memory (the prepared posts’ pool)', () => {
   const factory = testRedisFactory();
   const prefix = bullPrefix(testPrefix('lanes-wait'));
@@ -295,6 +345,52 @@ describe('lanes: the publisher process', () => {
     const counts = simCounts(sim, ['mastodon', 'twitter']);
     for (const text of slowTexts) expect(counts.get(`mastodon|${text}`)).toBe(1);
     for (const text of fastTexts) expect(counts.get(`twitter|${text}`)).toBe(1);
+    await publisher.stop(5_000);
+  }, 120_000);
+
+  it('a full lane’s turned-back jobs go out in the order they were made, as places free', async () => {
+    // A lane retry far longer than a send: without the wake on release the turned-back jobs would come
+    // back by their (jittered) delays, in any order.
+    const publisher = startPublisherProcess(api, sim, {
+      PUBLISH_CONCURRENCY: '4',
+      PUBLISH_NETWORK_SHARE: '0.5',
+      PUBLISH_ACCOUNT_CONCURRENCY: '0',
+      PUBLISH_LANE_RETRY: '10s',
+    });
+    processes.push(publisher);
+    const { apiKey, accountId } = await api.account('pro');
+    await api.connect(accountId, 'mastodon');
+    sim.sim.addFault({ platform: 'mastodon', kind: 'slow', delayMs: 500, remaining: -1 });
+    // Ten, so that jobs coming back by their jittered delays could not line up by chance.
+    const texts = Array.from({ length: 10 }, (_, i) => `lane-fifo-${i}`);
+    const ids = await create(apiKey, 'mastodon', texts);
+    await api.queues.publish.pause();
+    // One at a time, so the jobs are made in this order (a job's timestamp is when it was added).
+    for (const id of ids) {
+      await publishAll(apiKey, [id]);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await api.queues.publish.resume();
+    await waitUntil('every post published', () => allPublished(ids), 90_000, 100);
+    sim.sim.clearFaults();
+
+    // Two places (half of 4): the posts go out two by two, each pair after the one before.
+    const at = new Map(
+      sim.sim
+        .postsOf('mastodon')
+        .filter((p) => texts.includes(p.text))
+        .map((p) => [p.text, p.at]),
+    );
+    const pairs = [0, 2, 4, 6, 8].map(
+      (i) => [at.get(texts[i] ?? ''), at.get(texts[i + 1] ?? '')] as string[],
+    );
+    for (let i = 1; i < pairs.length; i += 1) {
+      const earlier = pairs[i - 1] as string[];
+      const later = pairs[i] as string[];
+      expect(later.every((t) => earlier.every((e) => e < t))).toBe(true);
+    }
+    const counts = simCounts(sim, ['mastodon']);
+    for (const text of texts) expect(counts.get(`mastodon|${text}`)).toBe(1);
     await publisher.stop(5_000);
   }, 120_000);
 

@@ -260,7 +260,7 @@ describe('a prepared post published in-process while its network is slow', () =>
     expect(
       await api.queues.publish.getJob(JOBS.publish.jobId({ postId: id, attempt: done.publishAttempt })),
     ).toBeUndefined();
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('prepared posts waiting in memory for their lanes', () => {

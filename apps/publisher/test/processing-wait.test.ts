@@ -3,7 +3,7 @@ import type { TRunningSim } from '@sps/network-sim';
 import { JOBS } from '@sps/queue';
 import request from 'supertest';
 import { bearer, startTestApi, type TTestApi } from '../../api/test/harness.js';
-import { startPublisherProcess, waitUntil } from './support.js';
+import { libraryImage, startPublisherProcess, waitUntil } from './support.js';
 
 // DESIGN invariant 10: a post whose Instagram container is still processing holds no worker slot. The
 // connector saves the container id and answers `pending`; the publisher records the wait in PostgreSQL
@@ -36,22 +36,31 @@ describe('waiting for media processing', () => {
   });
   afterAll(() => api.close());
 
-  async function publishVideo(text: string): Promise<{ id: string; jobId: string }> {
-    const created = await request(api.app)
-      .post('/v1/posts')
-      .set(bearer(apiKey))
-      .send({
-        content: text,
-        platforms: ['instagram'],
-        media: { images: [], video: { url: `https://cdn.example.com/${text}.mp4` } },
-      });
+  /** Creates the post and asks to publish it now: its id, its publish attempt and job, and when it was asked. */
+  async function publishNow(
+    body: object,
+  ): Promise<{ id: string; publishAttempt: number; jobId: string; askedAt: number }> {
+    const created = await request(api.app).post('/v1/posts').set(bearer(apiKey)).send(body);
     expect(created.status).toBe(201);
     const id = created.body.id as string;
+    const askedAt = Date.now();
     const res = await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey));
     expect(res.status).toBe(200);
     const { publishAttempt } = await api.db.post.findUniqueOrThrow({ where: { id } });
-    return { id, jobId: JOBS.publish.jobId({ postId: id, attempt: publishAttempt }) };
+    return {
+      id,
+      publishAttempt,
+      jobId: JOBS.publish.jobId({ postId: id, attempt: publishAttempt }),
+      askedAt,
+    };
   }
+
+  const publishVideo = (text: string) =>
+    publishNow({
+      content: text,
+      platforms: ['instagram'],
+      media: { images: [], video: { url: `https://cdn.example.com/${text}.mp4` } },
+    });
 
   /** The wait as PostgreSQL holds it: the container id saved on the segment, the post's wait_until set. */
   async function waitingInPostgres(id: string): Promise<boolean> {
@@ -62,6 +71,13 @@ describe('waiting for media processing', () => {
   }
 
   const jobState = async (jobId: string) => (await api.queues.publish.getJob(jobId))?.getState();
+  const delayed = (jobId: string, what = 'the publish job to be delayed', timeoutMs = 5_000) =>
+    waitUntil(what, async () => (await jobState(jobId)) === 'delayed', timeoutMs, 10);
+  /** Waits until the Instagram container's wait is recorded in PostgreSQL and its publish job is delayed. */
+  async function processingWaitHeld(id: string, jobId: string): Promise<void> {
+    await waitUntil('the wait to be recorded in PostgreSQL', () => waitingInPostgres(id), 10_000, 20);
+    await delayed(jobId);
+  }
   const instagramPosts = (text: string) =>
     sim.sim.postsOf('instagram').filter((p) => p.text === text && !p.deleted);
   const published = async (id: string) =>
@@ -70,14 +86,8 @@ describe('waiting for media processing', () => {
   it('frees the slot while the container processes, then publishes the video once', async () => {
     const text = `pw-slot-${Date.now()}`;
     const { id, jobId } = await publishVideo(text);
-    await waitUntil('the wait to be recorded in PostgreSQL', () => waitingInPostgres(id), 10_000, 20);
     // The job is delayed, not active: no worker slot is held while Instagram processes.
-    await waitUntil(
-      'the publish job to be delayed',
-      async () => (await jobState(jobId)) === 'delayed',
-      5_000,
-      10,
-    );
+    await processingWaitHeld(id, jobId);
     expect(await api.queues.publish.getActiveCount()).toBe(0);
     expect(instagramPosts(text)).toHaveLength(0);
     await waitUntil('the video to be published', () => published(id), 20_000);
@@ -96,13 +106,7 @@ describe('waiting for media processing', () => {
   it('resumes the wait from PostgreSQL after Redis loses the job', async () => {
     const text = `pw-flush-${Date.now()}`;
     const { id, jobId } = await publishVideo(text);
-    await waitUntil('the wait to be recorded in PostgreSQL', () => waitingInPostgres(id), 10_000, 20);
-    await waitUntil(
-      'the publish job to be delayed',
-      async () => (await jobState(jobId)) === 'delayed',
-      5_000,
-      10,
-    );
+    await processingWaitHeld(id, jobId);
     // Redis flushed: the delayed job is gone.
     await (await api.queues.publish.getJob(jobId))?.remove();
     expect(await api.queues.publish.getJob(jobId)).toBeUndefined();
@@ -116,13 +120,7 @@ describe('waiting for media processing', () => {
   it('a publisher stopped during the wait: the next one resumes it and posts once', async () => {
     const text = `pw-stop-${Date.now()}`;
     const { id, jobId } = await publishVideo(text);
-    await waitUntil('the wait to be recorded in PostgreSQL', () => waitingInPostgres(id), 10_000, 20);
-    await waitUntil(
-      'the publish job to be delayed',
-      async () => (await jobState(jobId)) === 'delayed',
-      5_000,
-      10,
-    );
+    await processingWaitHeld(id, jobId);
     await api.stopPublisher();
     await new Promise((r) => setTimeout(r, PROCESSING_MS));
     expect(instagramPosts(text)).toHaveLength(0);
@@ -142,16 +140,7 @@ describe('waiting for media processing', () => {
       remaining: 1,
       pathIncludes: '/api/v1/statuses',
     });
-    const created = await request(api.app)
-      .post('/v1/posts')
-      .set(bearer(apiKey))
-      .send({ content: text, platforms: ['mastodon'] });
-    expect(created.status).toBe(201);
-    const id = created.body.id as string;
-    const askedAt = Date.now();
-    expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
-    const { publishAttempt } = await api.db.post.findUniqueOrThrow({ where: { id } });
-    const jobId = JOBS.publish.jobId({ postId: id, attempt: publishAttempt });
+    const { id, jobId, askedAt } = await publishNow({ content: text, platforms: ['mastodon'] });
     await waitUntil(
       'the retry-after to be recorded',
       async () => (await api.db.post.findUniqueOrThrow({ where: { id } })).waitUntil !== null,
@@ -160,7 +149,7 @@ describe('waiting for media processing', () => {
     );
     const { waitUntil: until } = await api.db.post.findUniqueOrThrow({ where: { id } });
     expect(until!.getTime()).toBeGreaterThanOrEqual(askedAt + 2_000);
-    await waitUntil('the retry to be delayed', async () => (await jobState(jobId)) === 'delayed', 5_000, 10);
+    await delayed(jobId, 'the retry to be delayed');
     await (await api.queues.publish.getJob(jobId))?.remove();
     await api.publisher!.reconcileNow();
     const readded = await api.queues.publish.getJob(jobId);
@@ -168,7 +157,7 @@ describe('waiting for media processing', () => {
     expect((readded?.timestamp ?? 0) + (readded?.delay ?? 0)).toBeGreaterThanOrEqual(until!.getTime() - 50);
     await waitUntil('the post to be published', () => published(id), 20_000);
     expect(sim.sim.postsOf('mastodon').filter((p) => p.text === text)).toHaveLength(1);
-  });
+  }, 75_000);
 
   it('a rate limit with a retry-after spends no attempt: more 429s than the job has attempts, then published', async () => {
     const text = `pw-429-many-${Date.now()}`;
@@ -181,16 +170,8 @@ describe('waiting for media processing', () => {
       remaining: refusals,
       pathIncludes: '/api/v1/statuses',
     });
-    const created = await request(api.app)
-      .post('/v1/posts')
-      .set(bearer(apiKey))
-      .send({ content: text, platforms: ['mastodon'] });
-    expect(created.status).toBe(201);
-    const id = created.body.id as string;
-    expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
-    const { publishAttempt } = await api.db.post.findUniqueOrThrow({ where: { id } });
-    const jobId = JOBS.publish.jobId({ postId: id, attempt: publishAttempt });
-    await waitUntil('the wait to be delayed', async () => (await jobState(jobId)) === 'delayed', 10_000, 10);
+    const { id, jobId, publishAttempt } = await publishNow({ content: text, platforms: ['mastodon'] });
+    await delayed(jobId, 'the wait to be delayed', 10_000);
     // Moved to delayed, not failed: no attempt made, no failure recorded on the job.
     const waiting = await api.queues.publish.getJob(jobId);
     expect(waiting?.attemptsMade).toBe(0);
@@ -212,30 +193,13 @@ describe('waiting for media processing', () => {
   it('frees the slot while Slack completes the share of an uploaded image, then records the message once', async () => {
     // The Slack message exists after files.completeUploadExternal; its ts shows once sharing completes.
     sim.sim.processingMs.slack = PROCESSING_MS;
-    // A 1x1 PNG.
-    const image = Buffer.from(
-      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0b3a5a50000000049454e44ae426082',
-      'hex',
-    );
-    const uploaded = await request(api.app)
-      .post('/v1/media')
-      .set(bearer(apiKey))
-      .attach('file', image, 'share.png');
-    expect(uploaded.status).toBe(201);
+    const imageUrl = await libraryImage(api, apiKey, 'share.png');
     const text = `pw-slack-${Date.now()}`;
-    const created = await request(api.app)
-      .post('/v1/posts')
-      .set(bearer(apiKey))
-      .send({
-        content: text,
-        platforms: ['slack'],
-        media: { images: [{ url: uploaded.body.url }], video: null },
-      });
-    expect(created.status).toBe(201);
-    const id = created.body.id as string;
-    expect((await request(api.app).post(`/v1/posts/${id}/publish`).set(bearer(apiKey))).status).toBe(200);
-    const { publishAttempt } = await api.db.post.findUniqueOrThrow({ where: { id } });
-    const jobId = JOBS.publish.jobId({ postId: id, attempt: publishAttempt });
+    const { id, jobId } = await publishNow({
+      content: text,
+      platforms: ['slack'],
+      media: { images: [{ url: imageUrl }], video: null },
+    });
     await waitUntil(
       'the share wait to be recorded in PostgreSQL',
       async () => {
@@ -247,12 +211,7 @@ describe('waiting for media processing', () => {
       10_000,
       20,
     );
-    await waitUntil(
-      'the publish job to be delayed',
-      async () => (await jobState(jobId)) === 'delayed',
-      5_000,
-      10,
-    );
+    await delayed(jobId);
     expect(await api.queues.publish.getActiveCount()).toBe(0);
     await waitUntil('the message to be recorded', () => published(id), 20_000);
     const shares = sim.sim.requests.filter(
@@ -264,7 +223,7 @@ describe('waiting for media processing', () => {
       where: { postId: id, platform: 'slack' },
     });
     expect(sim.sim.getPost('slack', remoteId ?? '')?.text).toBe(text);
-  });
+  }, 75_000);
 
   it('SIGKILL of the publisher process during the waits: the restarted one resumes them, each video posted once', async () => {
     // The real process (apps/publisher/dist/main.js) with short checks; the in-process worker steps aside.
@@ -294,5 +253,5 @@ describe('waiting for media processing', () => {
       await second.stop();
     }
     for (const text of texts) expect(instagramPosts(text)).toHaveLength(1);
-  });
+  }, 150_000);
 });

@@ -226,7 +226,7 @@ describe('losing every Redis key', () => {
     const thread = sim.sim.postsOf('twitter').filter((p) => halfTexts.includes(p.text));
     expect(thread.map((p) => p.text)).toEqual(halfTexts);
     expect(thread[1]!.replyTo).toBe(thread[0]!.remoteId);
-  }, 90_000);
+  }, 160_000);
 
   it('a running publisher survives the wipe: the reconcile scheduler comes back by itself and repairs lost jobs', async () => {
     expect(api.publisher).toBeDefined();
@@ -250,5 +250,5 @@ describe('losing every Redis key', () => {
     await waitUntil('a new post to publish', () => allPublished([fresh]), 15_000);
     await sleep(300);
     expectSentOnce([{ platforms: PLATFORMS, texts: ['rl-running-lost', 'rl-running-fresh'] }]);
-  }, 90_000);
+  }, 130_000);
 });

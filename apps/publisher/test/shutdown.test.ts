@@ -170,6 +170,13 @@ describe('publisher process: metrics port and graceful shutdown', () => {
     expect(metricSample(text, 'queue_jobs', { queue: 'publish', state: 'completed' })).toBeGreaterThanOrEqual(
       1,
     );
+    // The fair lanes of both slot pools (PUBLISH_CONCURRENCY 4 and the prepared posts' 200, share 0.25):
+    // nothing held or waiting once the posts are final; a network that published keeps its 0 row.
+    expect(metricSample(text, 'publish_lane_network_limit', { pool: 'worker' })).toBe(1);
+    expect(metricSample(text, 'publish_lane_network_limit', { pool: 'prepared' })).toBe(50);
+    expect(metricSample(text, 'publish_lane_running', { pool: 'worker', platform: 'twitter' })).toBe(0);
+    expect(metricSample(text, 'publish_lane_waiting', { pool: 'worker' })).toBe(0);
+    expect(metricSample(text, 'publish_lane_waiting', { pool: 'prepared' })).toBe(0);
     // Ids and content never become label values.
     expect(text).not.toContain(id);
     expect(text).not.toContain('metrics please');

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { PLATFORMS, type TPlatform } from '@sps/core';
 import type { TRunningSim } from '@sps/network-sim';
-import type { TTestApi } from '../../api/test/harness.js';
+import request from 'supertest';
+import { bearer, type TTestApi } from '../../api/test/harness.js';
 
 // Helpers of the publisher's reliability tests: the real publisher process, waits, simulator counts.
 
@@ -117,4 +118,15 @@ export async function statusCounts(api: TTestApi, ids: readonly string[]): Promi
 export async function finalCount(api: TTestApi, ids: readonly string[]): Promise<number> {
   const counts = await statusCounts(api, ids);
   return (counts.published ?? 0) + (counts.failed ?? 0);
+}
+
+/** A 1x1 PNG put in the account's media library; its URL, which connectors that download media can fetch. */
+export async function libraryImage(api: TTestApi, apiKey: string, name = 'image.png'): Promise<string> {
+  const image = Buffer.from(
+    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0b3a5a50000000049454e44ae426082',
+    'hex',
+  );
+  const uploaded = await request(api.app).post('/v1/media').set(bearer(apiKey)).attach('file', image, name);
+  if (uploaded.status !== 201) throw new Error(`media upload answered ${uploaded.status}`);
+  return uploaded.body.url as string;
 }
