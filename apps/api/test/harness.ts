@@ -27,6 +27,7 @@ import { createApi } from '../src/app.js';
 import type { LiveEvents } from '../src/dashboard/live-events.js';
 import { loadEnv, type TApiEnv } from '../src/env.js';
 import { createLogger } from '../src/logger.js';
+import { watchStep } from './setup-watch.js';
 
 export interface TTestApi {
   app: Express;
@@ -126,9 +127,9 @@ export async function startTestApi(
     'env' in options || 'publisher' in options || 'sim' in options || 'wrapApiDb' in options
       ? (options as TTestApiOptions)
       : { env: options as Record<string, string> };
-  const database = await createTestDatabase();
-  const mediaDir = await mkdtemp(join(tmpdir(), 'sps-media-'));
-  const sim = opts.publisher || opts.sim ? await startNetworkSim() : undefined;
+  const database = await watchStep('createTestDatabase', createTestDatabase());
+  const mediaDir = await watchStep('mkdtemp', mkdtemp(join(tmpdir(), 'sps-media-')));
+  const sim = opts.publisher || opts.sim ? await watchStep('startNetworkSim', startNetworkSim()) : undefined;
   const env = loadEnv({
     DATABASE_URL: database.url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -162,7 +163,7 @@ export async function startTestApi(
   const db = createDb(env.DATABASE_URL, { poolMax: 6 });
   const redisFactory = testRedisFactory(env);
   // The API's producer connection fails fast while it is not connected: wait until it is.
-  const redis = await connected(redisFactory.producer());
+  const redis = await watchStep('Redis producer ready', connected(redisFactory.producer()));
   const subscriber = redisFactory.subscriber();
   const workerConnection = redisFactory.worker();
   const queues = createQueues(redis, env.QUEUE_PREFIX);
@@ -170,7 +171,7 @@ export async function startTestApi(
   const logger = createLogger((process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent', 'api-test');
   const apiDb = opts.wrapApiDb ? opts.wrapApiDb(db) : db;
   const { app, verifier, live, storage } = createApi({ env, db: apiDb, redis, queues, logger });
-  await verifier.listen(subscriber, env.QUEUE_PREFIX);
+  await watchStep('key revocation SUBSCRIBE', verifier.listen(subscriber, env.QUEUE_PREFIX));
   const socialAccounts = createSocialAccountRepository(db);
 
   const startPublisher = () =>
@@ -258,21 +259,24 @@ export async function startTestApi(
     redisFactory,
     queues,
     ...(sim ? { sim } : {}),
-    account: (plan = 'pro') => createTestAccount(db, plan),
+    account: (plan = 'pro') => watchStep(`account(${plan})`, createTestAccount(db, plan)),
     async connect(accountId, platform, name = `${platform}-user`, extra = {}) {
       const externalId = extra.externalId ?? EXTERNAL_IDS[platform] ?? null;
-      const account = await socialAccounts.connect({
-        accountId,
-        platform,
-        accountName: name,
-        externalId,
-        instanceUrl: extra.instanceUrl ?? (platform === 'mastodon' && sim ? sim.baseUrls.mastodon : null),
-        // Telegram bot tokens have the shape `<bot id>:<secret>`; the simulator checks it like the real API.
-        credentialsEncrypted: secretBox.sealV1(
-          JSON.stringify({ token: platform === 'telegram' ? `123456:token-${name}` : `token-${name}` }),
-          env.encryptionKey,
-        ),
-      });
+      const account = await watchStep(
+        `connect(${platform})`,
+        socialAccounts.connect({
+          accountId,
+          platform,
+          accountName: name,
+          externalId,
+          instanceUrl: extra.instanceUrl ?? (platform === 'mastodon' && sim ? sim.baseUrls.mastodon : null),
+          // Telegram bot tokens have the shape `<bot id>:<secret>`; the simulator checks it like the real API.
+          credentialsEncrypted: secretBox.sealV1(
+            JSON.stringify({ token: platform === 'telegram' ? `123456:token-${name}` : `token-${name}` }),
+            env.encryptionKey,
+          ),
+        }),
+      );
       return account.id;
     },
     async startPublisher() {

@@ -10,6 +10,7 @@ import { createApi } from '../src/app.js';
 import type { TApiEnv } from '../src/env.js';
 import { createLogger } from '../src/logger.js';
 import { bearer, startTestApi, type TTestApi } from './harness.js';
+import { watchStep } from './setup-watch.js';
 
 // Shared by the media and tus test files: storage set-ups, a second API instance, and tus 1.0 requests.
 
@@ -22,9 +23,12 @@ export const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 /** A PNG of one colour: the same size and another `r` give other bytes of the same length. */
 export const png = (width: number, height: number, r = 200) =>
-  sharp({ create: { width, height, channels: 3, background: { r, g: 10, b: 10 } } })
-    .png()
-    .toBuffer();
+  watchStep(
+    `sharp png ${width}x${height}`,
+    sharp({ create: { width, height, channels: 3, background: { r, g: 10, b: 10 } } })
+      .png()
+      .toBuffer(),
+  );
 
 /** An MP4 of `durationS` seconds padded with random bytes, large enough to be sent in several pieces. */
 export const paddedMp4 = (durationS: number, paddingBytes: number) =>
