@@ -69,11 +69,15 @@ describe('thread (segment) delivery per network group', () => {
       const posts = simPosts(api, platform, m);
       expect(posts.map((p) => p.text)).toEqual([`${m} one`, `${m} two`, `${m} three`]);
       expect(posts.map((p) => p.replyTo)).toEqual([null, posts[0]?.remoteId, posts[1]?.remoteId]);
-      // The result points at the head of the thread.
-      expect(done.platform_results?.[platform]).toEqual({
+      // The result points at the head of the thread. A segment whose answer came after the harness's 2 s
+      // network timeout (Threads' two calls on a loaded CI box) is found by reading the network back, and the
+      // result says so; the texts above show nothing was sent twice.
+      const result = done.platform_results?.[platform];
+      expect(result).toEqual({
         success: true,
         post_id: posts[0]?.remoteId,
         post_url: expect.any(String),
+        ...(result?.resolved_by === undefined ? {} : { resolved_by: 'readback' }),
       });
     }
   });
